@@ -1,0 +1,183 @@
+//! How values map to buckets: log-linear (HDR-style) or linear (fixed width).
+//!
+//! A histogram's counters are laid out as `[underflow, bucket 1, …, bucket len-2, overflow]`;
+//! a layout maps every `i64` to one of those indices (clamping to the two guards) and gives
+//! each in-range bucket its inclusive value bounds.
+
+use crate::{Divider, Error};
+
+/// Maps values to bucket indices. Implemented by [`LogLinear`] and [`Linear`].
+pub trait Layout: Copy + PartialEq + core::fmt::Debug {
+    /// Index in `0..len` for `value`: `0` is underflow, `len - 1` overflow. Never panics.
+    fn index(&self, value: i64, len: usize) -> usize;
+    /// Inclusive `(low, high)` value bounds of in-range bucket `index` (`1..=len-2`).
+    fn bounds(&self, index: usize, len: usize) -> (i64, i64);
+    /// Whether the layout fits `len` counters; the error says what does not fit.
+    fn check(&self, len: usize) -> Result<(), Error>;
+}
+
+/// Log-linear buckets over signed values: exact below `2^(precision+1)`, then
+/// `2^precision` equal sub-buckets per power of two, mirrored for negative values.
+///
+/// A value in a bucket of width `w` is known to `w/2`, so every reported percentile is within
+/// a relative error of `2^-(precision+1)` (0.78 % for precision 6) of the exact value.
+/// `zero` is the counter index holding the value 0: indices above it hold positive values,
+/// below it negative ones, so the split between early and late wake-ups is the user's choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogLinear {
+    precision: u32,
+    zero: usize,
+}
+
+/// The largest precision accepted: 2^20 sub-buckets per octave is far past any use.
+const MAX_PRECISION: u32 = 20;
+
+impl LogLinear {
+    /// A layout with `2^precision` sub-buckets per octave and value 0 at counter `zero`.
+    /// Checked against the storage when the histogram is made.
+    pub const fn new(precision: u32, zero: usize) -> Self {
+        LogLinear { precision, zero }
+    }
+
+    /// Value 0 in the middle of `len` counters: the same range for negative and positive
+    /// values when `len` is odd, one bucket more on the positive side when it is even.
+    pub const fn symmetric(precision: u32, len: usize) -> Self {
+        LogLinear { precision, zero: (len - 1) / 2 }
+    }
+
+    /// Sub-buckets per octave, as a power of two.
+    pub const fn precision(&self) -> u32 {
+        self.precision
+    }
+
+    /// The counter index holding value 0.
+    pub const fn zero(&self) -> usize {
+        self.zero
+    }
+
+    /// Bound on the relative error of a percentile, as `1 / 2^(precision+1)`.
+    pub fn relative_error(&self) -> f64 {
+        1.0 / (1u64 << (self.precision + 1)) as f64
+    }
+
+    /// Index of magnitude `m` counted from `zero`: the identity below `2^precision`.
+    #[inline(always)]
+    const fn magnitude_index(&self, m: u64) -> u64 {
+        let p = self.precision;
+        // Or-ing in 2^p makes the exponent at least p, so small values shift by 0.
+        let exponent = 63 - (m | (1 << p)).leading_zeros();
+        let shift = exponent - p;
+        ((shift as u64) << p) + (m >> shift)
+    }
+
+    /// Inclusive magnitude bounds of magnitude index `j`, in `u128` so nothing overflows.
+    const fn magnitude_bounds(&self, j: u64) -> (u128, u128) {
+        let p = self.precision;
+        if j < (1 << p) {
+            return (j as u128, j as u128);
+        }
+        let octave = j >> p;
+        let sub = j & ((1 << p) - 1);
+        let shift = octave - 1;
+        let low = (((1u128 << p) + sub as u128) << shift) as u128;
+        (low, low + (1u128 << shift) - 1)
+    }
+}
+
+impl Layout for LogLinear {
+    #[inline(always)]
+    fn index(&self, value: i64, len: usize) -> usize {
+        let m = self.magnitude_index(value.unsigned_abs()) as i64;
+        let sign = value >> 63; // 0 or -1
+        let index = self.zero as i64 + ((m ^ sign) - sign);
+        index.clamp(0, len as i64 - 1) as usize
+    }
+
+    fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {
+        if index >= self.zero {
+            let (low, high) = self.magnitude_bounds((index - self.zero) as u64);
+            (low.min(i64::MAX as u128) as i64, high.min(i64::MAX as u128) as i64)
+        } else {
+            let (low, high) = self.magnitude_bounds((self.zero - index) as u64);
+            let most = 1u128 << 63;
+            (-(high.min(most) as i128) as i64, -(low.min(most) as i128) as i64)
+        }
+    }
+
+    fn check(&self, len: usize) -> Result<(), Error> {
+        if self.precision > MAX_PRECISION {
+            return Err(Error::InvalidLayout("precision must be 0..=20 bits"));
+        }
+        if len < 3 {
+            return Err(Error::InvalidLayout("needs at least 3 counters (underflow, one bucket, overflow)"));
+        }
+        if self.zero == 0 || self.zero > len - 2 {
+            return Err(Error::InvalidLayout("the zero bucket must lie in 1..=len-2"));
+        }
+        let positive = (len - 2 - self.zero) as u64;
+        let negative = (self.zero - 1) as u64;
+        if positive > self.magnitude_index(i64::MAX as u64) || negative > self.magnitude_index(1 << 63) {
+            return Err(Error::InvalidLayout("more buckets than the i64 range needs at this precision"));
+        }
+        Ok(())
+    }
+}
+
+/// Fixed-width buckets: bucket `i` (1-based) holds `[low + (i-1)·width, low + i·width - 1]`.
+/// `Linear::new(0, 1000)` gives cyclictest's 1 µs histogram over nanosecond values;
+/// `Linear::new(0, 1)` its `-N` 1 ns one. The bucket is found by multiply-shift, not division.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Linear {
+    low: i64,
+    width: Divider,
+}
+
+impl Linear {
+    /// Buckets of `width` starting at `low`; error for a zero width.
+    pub const fn new(low: i64, width: u64) -> Result<Self, Error> {
+        match Divider::new(width) {
+            Some(width) => Ok(Linear { low, width }),
+            None => Err(Error::ZeroInterval("linear histogram bucket width")),
+        }
+    }
+
+    /// Lowest value of the first bucket.
+    pub const fn low(&self) -> i64 {
+        self.low
+    }
+
+    /// Bucket width.
+    pub const fn width(&self) -> u64 {
+        self.width.divisor()
+    }
+}
+
+impl Layout for Linear {
+    #[inline(always)]
+    fn index(&self, value: i64, len: usize) -> usize {
+        if value < self.low {
+            return 0;
+        }
+        let offset = value.wrapping_sub(self.low) as u64; // exact: value >= low
+        let index = self.width.divide(offset).saturating_add(1);
+        if index > (len - 1) as u64 { len - 1 } else { index as usize }
+    }
+
+    fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {
+        let w = self.width() as i128;
+        let low = self.low as i128 + (index as i128 - 1) * w;
+        let high = low + w - 1;
+        (low.min(i64::MAX as i128) as i64, high.min(i64::MAX as i128) as i64)
+    }
+
+    fn check(&self, len: usize) -> Result<(), Error> {
+        if len < 3 {
+            return Err(Error::InvalidLayout("needs at least 3 counters (underflow, one bucket, overflow)"));
+        }
+        let top = self.low as i128 + (len as i128 - 2) * self.width() as i128 - 1;
+        if top > i64::MAX as i128 {
+            return Err(Error::InvalidLayout("linear buckets reach beyond i64::MAX"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,266 @@
+use super::*;
+use proptest::prelude::*;
+
+/// Nearest-rank percentile on a sorted copy: the reference every estimate is checked against.
+fn exact_percentile(sorted: &[i64], p: f64) -> i64 {
+    let ppb = (p * 1e7 + 0.5) as u128;
+    let rank = ((sorted.len() as u128 * ppb).div_ceil(1_000_000_000)).max(1) as usize;
+    sorted[rank - 1]
+}
+
+fn small_log() -> LogHistogram<512, u64> {
+    LogHistogram::new(LogLinear::new(4, 200)).unwrap()
+}
+
+#[test]
+fn default_layout_has_the_documented_range_and_size() {
+    let h = DefaultHistogram::default();
+    assert!(h.layout().check(DEFAULT_LOG_BUCKETS).is_ok());
+    let first = h.bucket(0).unwrap();
+    let last = h.bucket(h.bucket_count() - 1).unwrap();
+    assert_eq!(last.high, (1i64 << 35) - 1, "positive range ends at 2^35 - 1 ns");
+    assert_eq!(first.low, -((127i64 << 28) - 1), "negative range is one bucket shorter");
+    assert!(last.high >= 10_000_000_000, "covers at least 10 s");
+    assert_eq!(core::mem::size_of::<DefaultHistogram>(), 15_424);
+    assert!(core::mem::size_of::<DefaultHistogram>() <= 16 * 1024);
+    assert_eq!(h.layout().relative_error(), 1.0 / 128.0);
+}
+
+#[test]
+fn values_below_two_to_precision_plus_one_are_exact() {
+    let mut h = DefaultHistogram::default();
+    for v in -127..=127 {
+        h.record(v);
+    }
+    for b in h.buckets() {
+        assert_eq!(b.low, b.high, "bucket {b:?} is one value wide");
+        assert_eq!(b.count, 1);
+    }
+    assert_eq!(h.buckets().count(), 255);
+}
+
+#[test]
+fn every_bucket_is_contiguous_with_the_next() {
+    let h = small_log();
+    let mut previous_high = h.bucket(0).unwrap().low - 1;
+    for i in 0..h.bucket_count() {
+        let b = h.bucket(i).unwrap();
+        assert_eq!(b.low, previous_high + 1, "bucket {i}");
+        assert!(b.high >= b.low);
+        previous_high = b.high;
+    }
+}
+
+#[test]
+fn index_and_bounds_agree_at_every_bucket_edge() {
+    let h = small_log();
+    let layout = *h.layout();
+    for i in 1..=510 {
+        let (low, high) = layout.bounds(i, 512);
+        assert_eq!(layout.index(low, 512), i, "low edge of {i}");
+        assert_eq!(layout.index(high, 512), i, "high edge of {i}");
+    }
+    assert_eq!(layout.index(layout.bounds(1, 512).0 - 1, 512), 0);
+    assert_eq!(layout.index(layout.bounds(510, 512).1 + 1, 512), 511);
+}
+
+#[test]
+fn extremes_go_to_counted_guards() {
+    let mut h = small_log();
+    for v in [i64::MIN, i64::MIN + 1, -1 << 40, 1 << 40, i64::MAX, 0] {
+        h.record(v);
+    }
+    assert_eq!(h.underflow(), 3);
+    assert_eq!(h.overflow(), 2);
+    assert_eq!(h.count(), 6);
+    assert_eq!(h.min(), Some(i64::MIN));
+    assert_eq!(h.max(), Some(i64::MAX));
+    assert_eq!(h.percentile(0.0), Some(i64::MIN), "underflow rank reports the exact min");
+    assert_eq!(h.percentile(100.0), Some(i64::MAX), "overflow rank reports the exact max");
+    let guards: Vec<_> = h.buckets().filter(|b| b.low == i64::MIN || b.high == i64::MAX).collect();
+    assert_eq!(guards.len(), 2);
+}
+
+#[test]
+fn full_range_layout_never_uses_guards() {
+    // Precision 2 with every bucket the i64 range needs on both sides.
+    let layout = LogLinear::new(2, 1 + 4 * 62);
+    let mut h: LogHistogram<{ 2 + 4 * 62 + 1 + 4 * 62 - 1 }, u64> = Histogram::new(layout).unwrap();
+    for v in [i64::MIN, i64::MAX, 0, -1, 1] {
+        h.record(v);
+    }
+    assert_eq!(h.underflow() + h.overflow(), 0);
+}
+
+#[test]
+fn invalid_layouts_are_refused() {
+    assert!(LogHistogram::<2, u32>::new(LogLinear::new(6, 1)).is_err());
+    assert!(LogHistogram::<100, u32>::new(LogLinear::new(6, 0)).is_err());
+    assert!(LogHistogram::<100, u32>::new(LogLinear::new(6, 99)).is_err());
+    assert!(LogHistogram::<100, u32>::new(LogLinear::new(21, 50)).is_err());
+    assert!(LogHistogram::<100_000, u32>::new(LogLinear::new(0, 50)).is_err());
+    assert!(Linear::new(0, 0).is_err());
+    assert!(LinearHistogram::<10, u32>::new(Linear::new(i64::MAX - 3, 1).unwrap()).is_err());
+}
+
+#[test]
+fn linear_microsecond_buckets_match_cyclictest() {
+    // cyclictest -h 400: bucket b counts samples whose truncated µs value is b.
+    let mut counters = [0u64; 402];
+    let mut h = Histogram::with_storage(Linear::new(0, 1000).unwrap(), &mut counters[..]).unwrap();
+    for ns in [0, 999, 1000, 12_345, 399_999, 400_000, 5_000_000, -1] {
+        h.record(ns);
+    }
+    assert_eq!(h.bucket(0).unwrap(), Bucket { low: 0, high: 999, count: 2 });
+    assert_eq!(h.bucket(1).unwrap().count, 1);
+    assert_eq!(h.bucket(12).unwrap().count, 1);
+    assert_eq!(h.bucket(399).unwrap(), Bucket { low: 399_000, high: 399_999, count: 1 });
+    assert_eq!(h.overflow(), 2);
+    assert_eq!(h.underflow(), 1);
+    assert_eq!(h.bucket(400), None);
+}
+
+#[test]
+fn saturation_is_reported_not_wrapped() {
+    let mut h: LogHistogram<16, u32> = Histogram::new(LogLinear::new(2, 8)).unwrap();
+    h.record_n(3, u32::MAX as u64 - 1);
+    assert!(!h.is_saturated());
+    h.record(3);
+    assert!(h.is_saturated());
+    h.record(3);
+    let bucket = h.buckets().next().unwrap();
+    assert_eq!(bucket.count, u32::MAX as u64, "the bucket stays at its maximum, never wraps");
+    assert_eq!(h.count(), u32::MAX as u64 + 1, "the exact count goes on");
+    assert_eq!(h.percentile(50.0), Some(3));
+}
+
+#[test]
+fn merge_refuses_other_layouts() {
+    let mut a = small_log();
+    let b: LogHistogram<512, u64> = Histogram::new(LogLinear::new(4, 300)).unwrap();
+    assert_eq!(a.merge(&b), Err(Error::LayoutMismatch));
+}
+
+#[test]
+fn percentile_rejects_out_of_range() {
+    let mut h = small_log();
+    assert_eq!(h.percentile(50.0), None, "empty");
+    h.record(5);
+    assert_eq!(h.percentile(-0.1), None);
+    assert_eq!(h.percentile(100.1), None);
+    assert_eq!(h.percentile(f64::NAN), None);
+    assert_eq!(h.percentile(0.0), Some(5));
+}
+
+#[test]
+fn reset_forgets_everything() {
+    let mut h = small_log();
+    h.record(1234);
+    h.reset();
+    assert_eq!(h.count(), 0);
+    assert_eq!(h.buckets().count(), 0);
+    assert_eq!(h, small_log());
+}
+
+fn sample() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        4 => -2_000_000i64..50_000_000,
+        2 => any::<i64>(),
+        1 => prop_oneof![Just(i64::MIN), Just(i64::MAX), Just(0), Just(-1), Just(1)],
+        1 => -200i64..200,
+    ]
+}
+
+/// Checks one percentile against the exact value: within `bound` inside the layout's range,
+/// a lower (upper) bound when the exact value lies below (above) it.
+fn check_bound<L: Layout, S: Storage>(h: &Histogram<L, S>, sorted: &[i64], p: f64, bound: impl Fn(i64) -> f64) -> Result<(), TestCaseError> {
+    let estimate = h.percentile(p).unwrap();
+    let exact = exact_percentile(sorted, p);
+    let lowest = h.bucket(0).unwrap().low;
+    let highest = h.bucket(h.bucket_count() - 1).unwrap().high;
+    if (lowest..=highest).contains(&exact) {
+        let err = (estimate as i128 - exact as i128).unsigned_abs() as f64;
+        prop_assert!(err <= bound(exact), "p{p}: estimate {estimate} exact {exact} err {err} bound {}", bound(exact));
+    } else if exact < lowest {
+        prop_assert!(estimate <= exact, "underflow rank must report a lower bound");
+    } else {
+        prop_assert!(estimate >= exact, "overflow rank must report an upper bound");
+    }
+    Ok(())
+}
+
+const PERCENTILES: [f64; 12] = [0.0, 0.1, 1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 100.0];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn log_linear_percentiles_within_stated_bound(values in proptest::collection::vec(sample(), 1..400)) {
+        let mut h = DefaultHistogram::default();
+        for &v in &values { h.record(v); }
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let rel = h.layout().relative_error();
+        for p in PERCENTILES {
+            check_bound(&h, &sorted, p, |v| (v.unsigned_abs() as f64 * rel).floor())?;
+        }
+    }
+
+    #[test]
+    fn linear_percentiles_within_half_width(values in proptest::collection::vec(sample(), 1..400), width in 1u64..5000, low in -100_000i64..100_000) {
+        let mut counters = vec![0u32; 2000];
+        let mut h = Histogram::with_storage(Linear::new(low, width).unwrap(), &mut counters[..]).unwrap();
+        for &v in &values { h.record(v); }
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        for p in PERCENTILES {
+            check_bound(&h, &sorted, p, |_| (width / 2) as f64)?;
+        }
+    }
+
+    #[test]
+    fn counts_are_conserved(values in proptest::collection::vec(sample(), 0..400)) {
+        let mut h = small_log();
+        for &v in &values { h.record(v); }
+        let in_buckets: u64 = h.buckets().map(|b| b.count).sum();
+        prop_assert_eq!(in_buckets, values.len() as u64);
+        prop_assert_eq!(h.count(), values.len() as u64);
+        let inside: u64 = (0..h.bucket_count()).map(|i| h.bucket(i).unwrap().count).sum();
+        prop_assert_eq!(inside + h.underflow() + h.overflow(), h.count());
+        prop_assert_eq!(h.min(), values.iter().copied().min());
+        prop_assert_eq!(h.max(), values.iter().copied().max());
+        prop_assert_eq!(h.summary().sum(), values.iter().map(|&v| v as i128).sum::<i128>());
+        for b in h.buckets() {
+            let expected = values.iter().filter(|&&v| v >= b.low && v <= b.high).count() as u64;
+            prop_assert_eq!(b.count, expected, "bucket {:?}", b);
+        }
+    }
+
+    #[test]
+    fn merge_equals_recording_the_union(a in proptest::collection::vec(sample(), 0..200), b in proptest::collection::vec(sample(), 0..200)) {
+        let (mut ha, mut hb, mut union) = (small_log(), small_log(), small_log());
+        for &v in &a { ha.record(v); union.record(v); }
+        for &v in &b { hb.record(v); union.record(v); }
+        ha.merge(&hb).unwrap();
+        prop_assert_eq!(ha, union);
+    }
+
+    #[test]
+    fn record_n_equals_repeated_record(v in sample(), n in 0u64..50) {
+        let (mut a, mut b) = (small_log(), small_log());
+        a.record_n(v, n);
+        for _ in 0..n { b.record(v); }
+        prop_assert_eq!(a, b);
+    }
+
+    #[test]
+    fn any_value_any_layout_never_panics(v in any::<i64>(), p in 0u32..=20, zero in 1usize..=1022) {
+        let layout = LogLinear::new(p, zero);
+        if let Ok(mut h) = LogHistogram::<1024, u32>::new(layout) {
+            h.record(v);
+            let b = h.buckets().next().unwrap();
+            prop_assert!(b.low <= v && v <= b.high, "{:?} holds {}", b, v);
+            prop_assert_eq!(h.percentile(50.0), Some(v));
+        }
+    }
+}

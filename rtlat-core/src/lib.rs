@@ -1,0 +1,29 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod cycle;
+mod divider;
+mod error;
+pub mod histogram;
+pub mod jitter;
+pub mod report;
+pub mod stats;
+
+#[cfg(feature = "defmt")]
+mod defmt;
+#[cfg(feature = "serde")]
+mod serde;
+
+pub use clock::{Clock, TickScale, Timer};
+pub use cycle::{CycleConfig, CycleEngine, Outcome, Sample};
+pub use divider::Divider;
+pub use error::Error;
+pub use histogram::{
+    Bucket, Counter, DEFAULT_LOG_BUCKETS, DEFAULT_PRECISION, DefaultHistogram, Histogram, Layout,
+    Linear, LinearHistogram, LogHistogram, LogLinear, Storage,
+};
+pub use jitter::{JitterMonitor, JitterReport, Tick};
+pub use stats::{Record, Stats, Summary};

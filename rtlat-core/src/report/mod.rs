@@ -1,0 +1,14 @@
+//! Report lines in the peers' exact formats, written into any `core::fmt::Write` (a serial
+//! port, a `String`, a `heapless::String`), so firmware prints the same lines as the CLI.
+//!
+//! Values come in nanoseconds; each format converts to its own unit here (truncating to µs
+//! like cyclictest, or µs with three decimals like Xenomai), so callers never do that
+//! arithmetic.
+
+mod cyclictest;
+mod micros;
+mod xenomai;
+
+pub use cyclictest::CyclictestLine;
+pub use micros::Micros3;
+pub use xenomai::XenomaiLine;
