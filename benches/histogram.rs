@@ -44,7 +44,8 @@ fn record(c: &mut Criterion) {
     });
 
     let mut counters = vec![0u64; 10_002];
-    let mut linear = Histogram::with_storage(Linear::new(0, 1000).unwrap(), &mut counters[..]).unwrap();
+    let mut linear =
+        Histogram::with_storage(Linear::new(0, 1000).unwrap(), &mut counters[..]).unwrap();
     group.bench_function(BenchmarkId::new("rtlat-core", "linear 1us"), |b| {
         b.iter(|| {
             for &v in black_box(&values) {
@@ -72,7 +73,12 @@ fn record(c: &mut Criterion) {
         })
     });
     group.finish();
-    black_box((rtlat.count(), linear.count(), stats.summary().count(), hdr.len()));
+    black_box((
+        rtlat.count(),
+        linear.count(),
+        stats.summary().count(),
+        hdr.len(),
+    ));
 }
 
 criterion_group!(benches, record);

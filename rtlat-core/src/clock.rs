@@ -45,12 +45,14 @@ impl<T: Timer + ?Sized> Timer for &mut T {
 }
 
 /// Converts ticks at a given rate to nanoseconds with one 64×64→128 multiply and a shift:
-/// `ns = ticks · mult >> shift`, `mult = round(10^9 · 2^shift / rate)`, with the largest
+/// `ns = ticks · mult >> shift`, `mult = ⌈10^9 · 2^shift / rate⌉`, with the largest
 /// `shift` (≤ 64) that keeps `mult` below 2^64.
 ///
-/// The conversion error is at most `ticks / 2^(shift+1)` ns plus truncation: at 19.2 MHz
-/// (a common ARM generic-timer rate) `shift` is 58, so a day of ticks (1.66·10^12) converts
-/// with an error below 10^-5 ns before truncation. At 1 GHz the conversion is exact.
+/// Rounding `mult` up overestimates by less than `ticks / 2^shift` ns, and the true value's
+/// fraction is a multiple of `1/rate`, so the truncated result is exact while
+/// `ticks < 2^shift / rate` and at most 1 ns high after that: at 19.2 MHz (a common ARM
+/// generic-timer rate) `shift` is 58, exact for the first 13 minutes of ticks, within 1 ns
+/// for centuries. At 1 GHz the conversion is the identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TickScale {
     rate_hz: u64,
@@ -67,16 +69,24 @@ impl TickScale {
         // Largest shift with 10^9 · 2^shift / rate < 2^64.
         let mut shift = 64u32;
         loop {
-            let mult = (((1_000_000_000u128) << shift) + rate_hz as u128 / 2) / rate_hz as u128;
+            let mult = ((1_000_000_000u128) << shift).div_ceil(rate_hz as u128);
             if mult <= u64::MAX as u128 || shift == 0 {
-                return Ok(TickScale { rate_hz, mult: mult as u64, shift });
+                return Ok(TickScale {
+                    rate_hz,
+                    mult: mult as u64,
+                    shift,
+                });
             }
             shift -= 1;
         }
     }
 
     /// Nanosecond ticks: the identity conversion.
-    pub const NANOS: TickScale = TickScale { rate_hz: 1_000_000_000, mult: 1 << 63, shift: 63 };
+    pub const NANOS: TickScale = TickScale {
+        rate_hz: 1_000_000_000,
+        mult: 1 << 63,
+        shift: 63,
+    };
 
     /// Ticks per second.
     pub const fn rate_hz(&self) -> u64 {
@@ -87,21 +97,33 @@ impl TickScale {
     #[inline(always)]
     pub const fn to_ns(&self, ticks: u64) -> u64 {
         let ns = (ticks as u128 * self.mult as u128) >> self.shift;
-        if ns > u64::MAX as u128 { u64::MAX } else { ns as u64 }
+        if ns > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            ns as u64
+        }
     }
 
     /// Signed `ticks` in nanoseconds, truncated toward zero (saturates).
     #[inline(always)]
     pub const fn to_ns_signed(&self, ticks: i64) -> i64 {
         let ns = self.to_ns(ticks.unsigned_abs());
-        let ns = if ns > i64::MAX as u64 { i64::MAX } else { ns as i64 };
+        let ns = if ns > i64::MAX as u64 {
+            i64::MAX
+        } else {
+            ns as i64
+        };
         if ticks < 0 { -ns } else { ns }
     }
 
     /// Nanoseconds in ticks, rounded to nearest (set-up only: this divides).
     pub const fn from_ns(&self, ns: u64) -> u64 {
         let t = (ns as u128 * self.rate_hz as u128 + 500_000_000) / 1_000_000_000;
-        if t > u64::MAX as u128 { u64::MAX } else { t as u64 }
+        if t > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            t as u64
+        }
     }
 }
 
@@ -130,7 +152,10 @@ mod tests {
         let s = TickScale::new(19_200_000).unwrap();
         let day = 19_200_000u64 * 86_400;
         let exact = day as u128 * 1_000_000_000 / 19_200_000;
-        assert!((s.to_ns(day) as i128 - exact as i128).abs() <= 1);
+        assert!(
+            (s.to_ns(day) as i128 - exact as i128).abs() <= 1,
+            "a day within 1 ns"
+        );
         assert_eq!(s.from_ns(1_000_000), 19_200);
     }
 

@@ -7,9 +7,9 @@
 //! deadlines already passed (as cyclictest does) and **counts** them as overruns (cyclictest
 //! drops them silently).
 
+use crate::Error;
 use crate::clock::{Clock, TickScale, Timer};
 use crate::stats::Record;
-use crate::Error;
 
 /// What to run: the interval and when to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,11 @@ pub struct CycleConfig {
 impl CycleConfig {
     /// Runs forever at `interval_ns`, no break threshold.
     pub const fn new(interval_ns: u64) -> Self {
-        CycleConfig { interval_ns, loops: None, break_above_ns: None }
+        CycleConfig {
+            interval_ns,
+            loops: None,
+            break_above_ns: None,
+        }
     }
 }
 
@@ -139,7 +143,11 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         self.next = Some(deadline.saturating_add((skipped + 1).saturating_mul(self.interval)));
         self.overruns += skipped;
 
-        let sample = Sample { cycle: self.cycle, latency_ns, overruns: skipped };
+        let sample = Sample {
+            cycle: self.cycle,
+            latency_ns,
+            overruns: skipped,
+        };
         if self.max.is_none_or(|(max, _)| latency_ns > max) {
             self.max = Some((latency_ns, self.cycle));
         }
@@ -195,5 +203,10 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
     /// The clock, e.g. to read it outside the loop.
     pub fn clock_mut(&mut self) -> &mut C {
         &mut self.clock
+    }
+
+    /// The timer, e.g. to inspect a simulated one.
+    pub fn timer_mut(&mut self) -> &mut T {
+        &mut self.timer
     }
 }

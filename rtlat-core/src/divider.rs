@@ -65,7 +65,18 @@ mod tests {
 
     #[test]
     fn edges_are_exact() {
-        let divisors = [1, 2, 3, 7, 10, 1000, 1_000_000, 1 << 63, (1 << 63) + 1, u64::MAX];
+        let divisors = [
+            1,
+            2,
+            3,
+            7,
+            10,
+            1000,
+            1_000_000,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX,
+        ];
         let dividends = [0, 1, 2, 999, 1000, 1001, u64::MAX - 1, u64::MAX, 1 << 63];
         for d in divisors {
             let div = Divider::new(d).unwrap();

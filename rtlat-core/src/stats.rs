@@ -52,7 +52,12 @@ impl Default for Summary {
 impl Summary {
     /// An empty summary.
     pub const fn new() -> Self {
-        Summary { count: 0, min: i64::MAX, max: i64::MIN, sum: 0 }
+        Summary {
+            count: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+            sum: 0,
+        }
     }
 
     /// Number of values recorded.
@@ -62,12 +67,20 @@ impl Summary {
 
     /// Smallest value, `None` when empty.
     pub const fn min(&self) -> Option<i64> {
-        if self.count == 0 { None } else { Some(self.min) }
+        if self.count == 0 {
+            None
+        } else {
+            Some(self.min)
+        }
     }
 
     /// Largest value, `None` when empty.
     pub const fn max(&self) -> Option<i64> {
-        if self.count == 0 { None } else { Some(self.max) }
+        if self.count == 0 {
+            None
+        } else {
+            Some(self.max)
+        }
     }
 
     /// Sum of all values, exact.
@@ -83,12 +96,20 @@ impl Summary {
         }
         // |sum / count| <= max |value| <= i64::MAX + 1; clamp the single i64::MIN edge.
         let m = self.sum / self.count as i128;
-        Some(if m < i64::MIN as i128 { i64::MIN } else { m as i64 })
+        Some(if m < i64::MIN as i128 {
+            i64::MIN
+        } else {
+            m as i64
+        })
     }
 
     /// Mean as a float, `None` when empty.
     pub fn mean(&self) -> Option<f64> {
-        if self.count == 0 { None } else { Some(self.sum as f64 / self.count as f64) }
+        if self.count == 0 {
+            None
+        } else {
+            Some(self.sum as f64 / self.count as f64)
+        }
     }
 
     /// Records `value` `n` times.
@@ -140,7 +161,10 @@ pub struct Stats {
 impl Stats {
     /// Empty statistics.
     pub const fn new() -> Self {
-        Stats { summary: Summary::new(), sum_of_squares: 0 }
+        Stats {
+            summary: Summary::new(),
+            sum_of_squares: 0,
+        }
     }
 
     /// Count, min, max and sum.
@@ -163,7 +187,11 @@ impl Stats {
         let sum = self.summary.sum();
         let exact = (n as u128)
             .checked_mul(self.sum_of_squares)
-            .and_then(|a| sum.unsigned_abs().checked_mul(sum.unsigned_abs()).map(|b| (a, b)))
+            .and_then(|a| {
+                sum.unsigned_abs()
+                    .checked_mul(sum.unsigned_abs())
+                    .map(|b| (a, b))
+            })
             .map(|(a, b)| a.saturating_sub(b));
         let variance = match exact {
             Some(num) => num as f64 / (n as f64 * n as f64),
@@ -257,8 +285,16 @@ mod tests {
         assert_eq!(s.summary().min(), Some(i64::MIN));
         assert_eq!(s.summary().max(), Some(i64::MAX));
         assert_eq!(s.summary().sum(), 5 * i64::MIN as i128 + i64::MAX as i128);
-        assert_eq!(s.sum_of_squares(), u128::MAX, "six squares of 2^63 saturate");
-        assert_eq!(s.std_dev(), None, "a saturated sum of squares gives no std dev");
+        assert_eq!(
+            s.sum_of_squares(),
+            u128::MAX,
+            "six squares of 2^63 saturate"
+        );
+        assert_eq!(
+            s.std_dev(),
+            None,
+            "a saturated sum of squares gives no std dev"
+        );
     }
 
     proptest! {

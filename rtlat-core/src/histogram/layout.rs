@@ -42,7 +42,10 @@ impl LogLinear {
     /// Value 0 in the middle of `len` counters: the same range for negative and positive
     /// values when `len` is odd, one bucket more on the positive side when it is even.
     pub const fn symmetric(precision: u32, len: usize) -> Self {
-        LogLinear { precision, zero: (len - 1) / 2 }
+        LogLinear {
+            precision,
+            zero: (len - 1) / 2,
+        }
     }
 
     /// Sub-buckets per octave, as a power of two.
@@ -79,7 +82,7 @@ impl LogLinear {
         let octave = j >> p;
         let sub = j & ((1 << p) - 1);
         let shift = octave - 1;
-        let low = (((1u128 << p) + sub as u128) << shift) as u128;
+        let low = ((1u128 << p) + sub as u128) << shift;
         (low, low + (1u128 << shift) - 1)
     }
 }
@@ -96,11 +99,17 @@ impl Layout for LogLinear {
     fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {
         if index >= self.zero {
             let (low, high) = self.magnitude_bounds((index - self.zero) as u64);
-            (low.min(i64::MAX as u128) as i64, high.min(i64::MAX as u128) as i64)
+            (
+                low.min(i64::MAX as u128) as i64,
+                high.min(i64::MAX as u128) as i64,
+            )
         } else {
             let (low, high) = self.magnitude_bounds((self.zero - index) as u64);
             let most = 1u128 << 63;
-            (-(high.min(most) as i128) as i64, -(low.min(most) as i128) as i64)
+            (
+                -(high.min(most) as i128) as i64,
+                -(low.min(most) as i128) as i64,
+            )
         }
     }
 
@@ -109,15 +118,23 @@ impl Layout for LogLinear {
             return Err(Error::InvalidLayout("precision must be 0..=20 bits"));
         }
         if len < 3 {
-            return Err(Error::InvalidLayout("needs at least 3 counters (underflow, one bucket, overflow)"));
+            return Err(Error::InvalidLayout(
+                "needs at least 3 counters (underflow, one bucket, overflow)",
+            ));
         }
         if self.zero == 0 || self.zero > len - 2 {
-            return Err(Error::InvalidLayout("the zero bucket must lie in 1..=len-2"));
+            return Err(Error::InvalidLayout(
+                "the zero bucket must lie in 1..=len-2",
+            ));
         }
         let positive = (len - 2 - self.zero) as u64;
         let negative = (self.zero - 1) as u64;
-        if positive > self.magnitude_index(i64::MAX as u64) || negative > self.magnitude_index(1 << 63) {
-            return Err(Error::InvalidLayout("more buckets than the i64 range needs at this precision"));
+        if positive > self.magnitude_index(i64::MAX as u64)
+            || negative > self.magnitude_index(1 << 63)
+        {
+            return Err(Error::InvalidLayout(
+                "more buckets than the i64 range needs at this precision",
+            ));
         }
         Ok(())
     }
@@ -160,19 +177,28 @@ impl Layout for Linear {
         }
         let offset = value.wrapping_sub(self.low) as u64; // exact: value >= low
         let index = self.width.divide(offset).saturating_add(1);
-        if index > (len - 1) as u64 { len - 1 } else { index as usize }
+        if index > (len - 1) as u64 {
+            len - 1
+        } else {
+            index as usize
+        }
     }
 
     fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {
         let w = self.width() as i128;
         let low = self.low as i128 + (index as i128 - 1) * w;
         let high = low + w - 1;
-        (low.min(i64::MAX as i128) as i64, high.min(i64::MAX as i128) as i64)
+        (
+            low.min(i64::MAX as i128) as i64,
+            high.min(i64::MAX as i128) as i64,
+        )
     }
 
     fn check(&self, len: usize) -> Result<(), Error> {
         if len < 3 {
-            return Err(Error::InvalidLayout("needs at least 3 counters (underflow, one bucket, overflow)"));
+            return Err(Error::InvalidLayout(
+                "needs at least 3 counters (underflow, one bucket, overflow)",
+            ));
         }
         let top = self.low as i128 + (len as i128 - 2) * self.width() as i128 - 1;
         if top > i64::MAX as i128 {

@@ -18,11 +18,23 @@ fn default_layout_has_the_documented_range_and_size() {
     assert!(h.layout().check(DEFAULT_LOG_BUCKETS).is_ok());
     let first = h.bucket(0).unwrap();
     let last = h.bucket(h.bucket_count() - 1).unwrap();
-    assert_eq!(last.high, (1i64 << 35) - 1, "positive range ends at 2^35 - 1 ns");
-    assert_eq!(first.low, -((127i64 << 28) - 1), "negative range is one bucket shorter");
+    assert_eq!(
+        last.high,
+        (1i64 << 35) - 1,
+        "positive range ends at 2^35 - 1 ns"
+    );
+    assert_eq!(
+        first.low,
+        -((127i64 << 28) - 1),
+        "negative range is one bucket shorter"
+    );
     assert!(last.high >= 10_000_000_000, "covers at least 10 s");
-    assert_eq!(core::mem::size_of::<DefaultHistogram>(), 15_424);
-    assert!(core::mem::size_of::<DefaultHistogram>() <= 16 * 1024);
+    let size = core::mem::size_of::<DefaultHistogram>();
+    assert!(size <= 16 * 1024, "{size} bytes");
+    assert!(
+        size - 3840 * 4 <= 64,
+        "counters plus a small header: {size} bytes"
+    );
     assert_eq!(h.layout().relative_error(), 1.0 / 128.0);
 }
 
@@ -75,9 +87,20 @@ fn extremes_go_to_counted_guards() {
     assert_eq!(h.count(), 6);
     assert_eq!(h.min(), Some(i64::MIN));
     assert_eq!(h.max(), Some(i64::MAX));
-    assert_eq!(h.percentile(0.0), Some(i64::MIN), "underflow rank reports the exact min");
-    assert_eq!(h.percentile(100.0), Some(i64::MAX), "overflow rank reports the exact max");
-    let guards: Vec<_> = h.buckets().filter(|b| b.low == i64::MIN || b.high == i64::MAX).collect();
+    assert_eq!(
+        h.percentile(0.0),
+        Some(i64::MIN),
+        "underflow rank reports the exact min"
+    );
+    assert_eq!(
+        h.percentile(100.0),
+        Some(i64::MAX),
+        "overflow rank reports the exact max"
+    );
+    let guards: Vec<_> = h
+        .buckets()
+        .filter(|b| b.low == i64::MIN || b.high == i64::MAX)
+        .collect();
     assert_eq!(guards.len(), 2);
 }
 
@@ -111,10 +134,24 @@ fn linear_microsecond_buckets_match_cyclictest() {
     for ns in [0, 999, 1000, 12_345, 399_999, 400_000, 5_000_000, -1] {
         h.record(ns);
     }
-    assert_eq!(h.bucket(0).unwrap(), Bucket { low: 0, high: 999, count: 2 });
+    assert_eq!(
+        h.bucket(0).unwrap(),
+        Bucket {
+            low: 0,
+            high: 999,
+            count: 2
+        }
+    );
     assert_eq!(h.bucket(1).unwrap().count, 1);
     assert_eq!(h.bucket(12).unwrap().count, 1);
-    assert_eq!(h.bucket(399).unwrap(), Bucket { low: 399_000, high: 399_999, count: 1 });
+    assert_eq!(
+        h.bucket(399).unwrap(),
+        Bucket {
+            low: 399_000,
+            high: 399_999,
+            count: 1
+        }
+    );
     assert_eq!(h.overflow(), 2);
     assert_eq!(h.underflow(), 1);
     assert_eq!(h.bucket(400), None);
@@ -129,7 +166,11 @@ fn saturation_is_reported_not_wrapped() {
     assert!(h.is_saturated());
     h.record(3);
     let bucket = h.buckets().next().unwrap();
-    assert_eq!(bucket.count, u32::MAX as u64, "the bucket stays at its maximum, never wraps");
+    assert_eq!(
+        bucket.count,
+        u32::MAX as u64,
+        "the bucket stays at its maximum, never wraps"
+    );
     assert_eq!(h.count(), u32::MAX as u64 + 1, "the exact count goes on");
     assert_eq!(h.percentile(50.0), Some(3));
 }
@@ -173,23 +214,40 @@ fn sample() -> impl Strategy<Value = i64> {
 
 /// Checks one percentile against the exact value: within `bound` inside the layout's range,
 /// a lower (upper) bound when the exact value lies below (above) it.
-fn check_bound<L: Layout, S: Storage>(h: &Histogram<L, S>, sorted: &[i64], p: f64, bound: impl Fn(i64) -> f64) -> Result<(), TestCaseError> {
+fn check_bound<L: Layout, S: Storage>(
+    h: &Histogram<L, S>,
+    sorted: &[i64],
+    p: f64,
+    bound: impl Fn(i64) -> f64,
+) -> Result<(), TestCaseError> {
     let estimate = h.percentile(p).unwrap();
     let exact = exact_percentile(sorted, p);
     let lowest = h.bucket(0).unwrap().low;
     let highest = h.bucket(h.bucket_count() - 1).unwrap().high;
     if (lowest..=highest).contains(&exact) {
         let err = (estimate as i128 - exact as i128).unsigned_abs() as f64;
-        prop_assert!(err <= bound(exact), "p{p}: estimate {estimate} exact {exact} err {err} bound {}", bound(exact));
+        prop_assert!(
+            err <= bound(exact),
+            "p{p}: estimate {estimate} exact {exact} err {err} bound {}",
+            bound(exact)
+        );
     } else if exact < lowest {
-        prop_assert!(estimate <= exact, "underflow rank must report a lower bound");
+        prop_assert!(
+            estimate <= exact,
+            "underflow rank must report a lower bound"
+        );
     } else {
-        prop_assert!(estimate >= exact, "overflow rank must report an upper bound");
+        prop_assert!(
+            estimate >= exact,
+            "overflow rank must report an upper bound"
+        );
     }
     Ok(())
 }
 
-const PERCENTILES: [f64; 12] = [0.0, 0.1, 1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 100.0];
+const PERCENTILES: [f64; 12] = [
+    0.0, 0.1, 1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 100.0,
+];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]

@@ -87,7 +87,12 @@ impl JitterMonitor {
         let Some(previous) = self.previous.replace(now_ns) else {
             self.deadline = now_ns;
             self.lateness.record(0);
-            return Tick { interval_ns: None, jitter_ns: None, lateness_ns: 0, overruns: 0 };
+            return Tick {
+                interval_ns: None,
+                jitter_ns: None,
+                lateness_ns: 0,
+                overruns: 0,
+            };
         };
         let interval = now_ns.saturating_sub(previous);
         self.min_interval = self.min_interval.min(interval);
@@ -134,9 +139,7 @@ impl JitterMonitor {
             ticks: self.ticks,
             min_interval_ns: seen.then_some(min),
             max_interval_ns: seen.then_some(max),
-            max_jitter_ns: seen.then(|| {
-                max.saturating_sub(period).max(period.saturating_sub(min))
-            }),
+            max_jitter_ns: seen.then(|| max.saturating_sub(period).max(period.saturating_sub(min))),
             lateness: self.lateness,
             overruns: self.overruns,
         }

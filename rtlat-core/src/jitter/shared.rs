@@ -28,7 +28,9 @@ pub struct SharedJitterMonitor {
 impl SharedJitterMonitor {
     /// A shared monitor for activity with period `period_ns`.
     pub const fn new(period_ns: NonZeroU64) -> Self {
-        SharedJitterMonitor { inner: Mutex::new(RefCell::new(JitterMonitor::new(period_ns))) }
+        SharedJitterMonitor {
+            inner: Mutex::new(RefCell::new(JitterMonitor::new(period_ns))),
+        }
     }
 
     /// [`JitterMonitor::tick`] inside a critical section.

@@ -56,9 +56,19 @@ impl fmt::Display for CyclictestLine {
             unit(self.min_ns)
         )?;
         if self.nanoseconds {
-            write!(f, "Act:{:8} Avg:{:8} ", unit(self.act_ns), unit(self.avg_ns))?;
+            write!(
+                f,
+                "Act:{:8} Avg:{:8} ",
+                unit(self.act_ns),
+                unit(self.avg_ns)
+            )?;
         } else {
-            write!(f, "Act:{:5} Avg:{:5} ", unit(self.act_ns), unit(self.avg_ns))?;
+            write!(
+                f,
+                "Act:{:5} Avg:{:5} ",
+                unit(self.act_ns),
+                unit(self.avg_ns)
+            )?;
         }
         write!(f, "Max:{:8}", unit(self.max_ns))
     }
@@ -102,6 +112,9 @@ mod tests {
             max_ns: -2500,
             nanoseconds: false,
         };
-        assert_eq!(line.to_string(), "T: 0 (    1) P: 1 I:100 C:      1 Min:     -2 Act:   -2 Avg:   -2 Max:      -2");
+        assert_eq!(
+            line.to_string(),
+            "T: 0 (    1) P: 1 I:100 C:      1 Min:     -2 Act:   -2 Avg:   -2 Max:      -2"
+        );
     }
 }

@@ -9,7 +9,10 @@ pub struct Micros3(pub i64);
 
 impl fmt::Display for Micros3 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut buf = Buf { bytes: [0; 32], len: 0 };
+        let mut buf = Buf {
+            bytes: [0; 32],
+            len: 0,
+        };
         let magnitude = self.0.unsigned_abs();
         write!(buf, "{}.{:03}", magnitude / 1000, magnitude % 1000)?;
         // Only ASCII digits and a point were written, so this is valid UTF-8.
