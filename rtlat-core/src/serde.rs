@@ -42,7 +42,7 @@ impl Serialize for Bucket {
     }
 }
 
-impl Serialize for LogLinear {
+impl<const P: u32> Serialize for LogLinear<P> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("LogLinear", 3)?;
         st.serialize_field("kind", "log-linear")?;

@@ -14,7 +14,7 @@
 //! | size | 15 408 bytes on Cortex-M (thumbv7em), 15 424 on x86-64 (`i128` alignment) |
 //! | per-bucket limit | 4 294 967 295 samples, then the bucket saturates (reported) |
 //!
-//! For longer runs use `u64` counters (`LogHistogram<3840, u64>`, 30.8 KiB).
+//! For longer runs use `u64` counters (`LogHistogram<6, 3840, u64>`, 30.8 KiB).
 
 mod counter;
 mod layout;
@@ -43,11 +43,11 @@ pub struct Histogram<L: Layout, S: Storage> {
 }
 
 /// A log-linear histogram with `N` counters held inline.
-pub type LogHistogram<const N: usize, C = u32> = Histogram<LogLinear, [C; N]>;
+pub type LogHistogram<const P: u32, const N: usize, C = u32> = Histogram<LogLinear<P>, [C; N]>;
 /// A linear histogram with `N` counters held inline.
 pub type LinearHistogram<const N: usize, C = u32> = Histogram<Linear, [C; N]>;
 /// The default layout: see the [module documentation](self).
-pub type DefaultHistogram = LogHistogram<DEFAULT_LOG_BUCKETS, u32>;
+pub type DefaultHistogram = LogHistogram<DEFAULT_PRECISION, DEFAULT_LOG_BUCKETS, u32>;
 
 /// One bucket: the inclusive range of values it holds and how many were recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +74,7 @@ impl<L: Layout, C: Counter, const N: usize> Histogram<L, [C; N]> {
 
 impl Default for DefaultHistogram {
     fn default() -> Self {
-        let layout = LogLinear::symmetric(DEFAULT_PRECISION, DEFAULT_LOG_BUCKETS);
+        let layout = LogLinear::symmetric(DEFAULT_LOG_BUCKETS);
         Histogram {
             layout,
             counters: [0; DEFAULT_LOG_BUCKETS],
@@ -211,8 +211,8 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
     ///
     /// The exact value lies in a known bucket; the result is the middle of that bucket's
     /// range narrowed to `[min, max]`, so it is off by at most half the bucket width:
-    /// for [`LogLinear`] at most `2^-(precision+1)` of the exact value (exact for
-    /// |value| < `2^(precision+1)`), for [`Linear`] at most `width/2`. When the rank falls in
+    /// for [`LogLinear`] at most `2^-(P+1)` of the exact value (exact for
+    /// |value| < `2^(P+1)`), for [`Linear`] at most `width/2`. When the rank falls in
     /// the underflow (overflow) counter, the exact [`min`](Histogram::min)
     /// ([`max`](Histogram::max)) is returned: a bound, not an estimate.
     ///

@@ -8,8 +8,8 @@ fn exact_percentile(sorted: &[i64], p: f64) -> i64 {
     sorted[rank - 1]
 }
 
-fn small_log() -> LogHistogram<512, u64> {
-    LogHistogram::new(LogLinear::new(4, 200)).unwrap()
+fn small_log() -> LogHistogram<4, 512, u64> {
+    LogHistogram::new(LogLinear::new(200)).unwrap()
 }
 
 #[test]
@@ -107,8 +107,9 @@ fn extremes_go_to_counted_guards() {
 #[test]
 fn full_range_layout_never_uses_guards() {
     // Precision 2 with every bucket the i64 range needs on both sides.
-    let layout = LogLinear::new(2, 1 + 4 * 62);
-    let mut h: LogHistogram<{ 2 + 4 * 62 + 1 + 4 * 62 - 1 }, u64> = Histogram::new(layout).unwrap();
+    let layout = LogLinear::<2>::new(1 + 4 * 62);
+    let mut h: LogHistogram<2, { 2 + 4 * 62 + 1 + 4 * 62 - 1 }, u64> =
+        Histogram::new(layout).unwrap();
     for v in [i64::MIN, i64::MAX, 0, -1, 1] {
         h.record(v);
     }
@@ -117,11 +118,11 @@ fn full_range_layout_never_uses_guards() {
 
 #[test]
 fn invalid_layouts_are_refused() {
-    assert!(LogHistogram::<2, u32>::new(LogLinear::new(6, 1)).is_err());
-    assert!(LogHistogram::<100, u32>::new(LogLinear::new(6, 0)).is_err());
-    assert!(LogHistogram::<100, u32>::new(LogLinear::new(6, 99)).is_err());
-    assert!(LogHistogram::<100, u32>::new(LogLinear::new(21, 50)).is_err());
-    assert!(LogHistogram::<100_000, u32>::new(LogLinear::new(0, 50)).is_err());
+    assert!(LogHistogram::<6, 2, u32>::new(LogLinear::new(1)).is_err());
+    assert!(LogHistogram::<6, 100, u32>::new(LogLinear::new(0)).is_err());
+    assert!(LogHistogram::<6, 100, u32>::new(LogLinear::new(99)).is_err());
+    assert!(LogHistogram::<21, 100, u32>::new(LogLinear::new(50)).is_err());
+    assert!(LogHistogram::<0, 100_000, u32>::new(LogLinear::new(50)).is_err());
     assert!(Linear::new(0, 0).is_err());
     assert!(LinearHistogram::<10, u32>::new(Linear::new(i64::MAX - 3, 1).unwrap()).is_err());
 }
@@ -159,7 +160,7 @@ fn linear_microsecond_buckets_match_cyclictest() {
 
 #[test]
 fn saturation_is_reported_not_wrapped() {
-    let mut h: LogHistogram<16, u32> = Histogram::new(LogLinear::new(2, 8)).unwrap();
+    let mut h: LogHistogram<2, 16, u32> = Histogram::new(LogLinear::new(8)).unwrap();
     h.record_n(3, u32::MAX as u64 - 1);
     assert!(!h.is_saturated());
     h.record(3);
@@ -178,7 +179,7 @@ fn saturation_is_reported_not_wrapped() {
 #[test]
 fn merge_refuses_other_layouts() {
     let mut a = small_log();
-    let b: LogHistogram<512, u64> = Histogram::new(LogLinear::new(4, 300)).unwrap();
+    let b: LogHistogram<4, 512, u64> = Histogram::new(LogLinear::new(300)).unwrap();
     assert_eq!(a.merge(&b), Err(Error::LayoutMismatch));
 }
 
@@ -312,13 +313,21 @@ proptest! {
     }
 
     #[test]
-    fn any_value_any_layout_never_panics(v in any::<i64>(), p in 0u32..=20, zero in 1usize..=1022) {
-        let layout = LogLinear::new(p, zero);
-        if let Ok(mut h) = LogHistogram::<1024, u32>::new(layout) {
-            h.record(v);
-            let b = h.buckets().next().unwrap();
-            prop_assert!(b.low <= v && v <= b.high, "{:?} holds {}", b, v);
-            prop_assert_eq!(h.percentile(50.0), Some(v));
+    fn any_value_any_layout_never_panics(v in any::<i64>(), zero in 1usize..=1022) {
+        fn one<const P: u32>(v: i64, zero: usize) -> Result<(), TestCaseError> {
+            if let Ok(mut h) = LogHistogram::<P, 1024, u32>::new(LogLinear::new(zero)) {
+                h.record(v);
+                let b = h.buckets().next().unwrap();
+                prop_assert!(b.low <= v && v <= b.high, "P={} {:?} holds {}", P, b, v);
+                prop_assert_eq!(h.percentile(50.0), Some(v));
+            }
+            Ok(())
         }
+        one::<0>(v, zero)?;
+        one::<1>(v, zero)?;
+        one::<3>(v, zero)?;
+        one::<6>(v, zero)?;
+        one::<9>(v, zero)?;
+        one::<20>(v, zero)?;
     }
 }
