@@ -1,0 +1,514 @@
+//! Every `unsafe` call of the crate, each in a small function with its reason.
+//!
+//! The wrappers speak libc's types and return `Result<_, Errno>`; the modules above turn an
+//! [`Errno`] into an [`Error`](crate::Error) that names the call and what to do. Nothing here
+//! allocates except [`sched_getaffinity`] and [`sched_setaffinity`] (set-up calls).
+
+use core::ffi::c_void;
+use core::mem::{self, MaybeUninit};
+use core::ptr;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+
+use libc::{c_int, c_ulong, clockid_t, pid_t, sigset_t, timespec};
+
+use crate::error::Errno;
+
+/// `errno` of the last failed call on this thread.
+#[inline]
+pub(crate) fn last_errno() -> Errno {
+    Errno::from_raw(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
+}
+
+/// Maps a `-1`-and-`errno` return to a `Result`.
+#[inline]
+fn check(rc: c_int) -> Result<c_int, Errno> {
+    if rc == -1 { Err(last_errno()) } else { Ok(rc) }
+}
+
+/// Maps an error-number return (0 = success, as the pthread and `clock_nanosleep` calls do).
+#[inline]
+fn check_direct(rc: c_int) -> Result<(), Errno> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Errno::from_raw(rc))
+    }
+}
+
+// ---- time ----------------------------------------------------------------------------------
+
+/// A `timespec` of `sec` seconds and `nsec` nanoseconds.
+#[inline]
+pub(crate) fn timespec(sec: libc::time_t, nsec: libc::c_long) -> timespec {
+    // SAFETY: `timespec` is plain integers (plus padding on some 32-bit targets); all-zero is a
+    // valid value, and the two named fields are then set.
+    let mut ts: timespec = unsafe { mem::zeroed() };
+    ts.tv_sec = sec;
+    ts.tv_nsec = nsec;
+    ts
+}
+
+/// `clock_gettime(clock)`: one vDSO call on Linux.
+#[inline]
+pub(crate) fn clock_gettime(clock: clockid_t) -> Result<timespec, Errno> {
+    let mut ts = timespec(0, 0);
+    // SAFETY: `ts` is a valid, writable `timespec` for the duration of the call.
+    check(unsafe { libc::clock_gettime(clock, &mut ts) })?;
+    Ok(ts)
+}
+
+/// `clock_getres(clock)`.
+pub(crate) fn clock_getres(clock: clockid_t) -> Result<timespec, Errno> {
+    let mut ts = timespec(0, 0);
+    // SAFETY: `ts` is a valid, writable `timespec` for the duration of the call.
+    check(unsafe { libc::clock_getres(clock, &mut ts) })?;
+    Ok(ts)
+}
+
+/// `clock_nanosleep(clock, TIMER_ABSTIME, deadline)`. Returns `EINTR` when a signal handler
+/// ran; the caller sleeps again to the same deadline.
+#[inline]
+pub(crate) fn clock_nanosleep_abs(clock: clockid_t, deadline: &timespec) -> Result<(), Errno> {
+    // SAFETY: `deadline` is a valid `timespec`; with TIMER_ABSTIME the remainder pointer is
+    // unused and may be null.
+    check_direct(unsafe {
+        libc::clock_nanosleep(clock, libc::TIMER_ABSTIME, deadline, ptr::null_mut())
+    })
+}
+
+/// `clock_nanosleep(clock, 0, duration)`: a relative sleep; the remainder is not asked for.
+#[inline]
+pub(crate) fn clock_nanosleep_rel(clock: clockid_t, duration: &timespec) -> Result<(), Errno> {
+    // SAFETY: `duration` is a valid `timespec`; a null remainder pointer is allowed.
+    check_direct(unsafe { libc::clock_nanosleep(clock, 0, duration, ptr::null_mut()) })
+}
+
+/// `nanosleep(duration)`; the remainder is not asked for.
+#[inline]
+pub(crate) fn nanosleep(duration: &timespec) -> Result<(), Errno> {
+    // SAFETY: `duration` is a valid `timespec`; a null remainder pointer is allowed.
+    check(unsafe { libc::nanosleep(duration, ptr::null_mut()) }).map(drop)
+}
+
+/// An `itimerspec` firing first at `value` and then every `interval`.
+#[inline]
+pub(crate) fn itimerspec(value: timespec, interval: timespec) -> libc::itimerspec {
+    libc::itimerspec {
+        it_interval: interval,
+        it_value: value,
+    }
+}
+
+// ---- threads, scheduling -------------------------------------------------------------------
+
+/// The kernel thread id of the calling thread.
+#[inline]
+pub(crate) fn gettid() -> pid_t {
+    // SAFETY: `gettid` takes no arguments, cannot fail and touches no memory.
+    unsafe { libc::syscall(libc::SYS_gettid) as pid_t }
+}
+
+/// The process id.
+#[cfg(test)]
+pub(crate) fn getpid() -> pid_t {
+    // SAFETY: `getpid` takes no arguments and cannot fail.
+    unsafe { libc::getpid() }
+}
+
+/// `sched_get_priority_min(policy)`.
+pub(crate) fn sched_get_priority_min(policy: c_int) -> Result<c_int, Errno> {
+    // SAFETY: plain integer argument, no memory involved.
+    check(unsafe { libc::sched_get_priority_min(policy) })
+}
+
+/// `sched_get_priority_max(policy)`.
+pub(crate) fn sched_get_priority_max(policy: c_int) -> Result<c_int, Errno> {
+    // SAFETY: plain integer argument, no memory involved.
+    check(unsafe { libc::sched_get_priority_max(policy) })
+}
+
+/// `sched_setscheduler(tid, policy, {priority})`: on Linux this sets one thread.
+pub(crate) fn sched_setscheduler(tid: pid_t, policy: c_int, priority: c_int) -> Result<(), Errno> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: `param` is a valid `sched_param` for the duration of the call.
+    check(unsafe { libc::sched_setscheduler(tid, policy, &param) }).map(drop)
+}
+
+/// `sched_getscheduler(tid)`, the policy number (may carry `SCHED_RESET_ON_FORK`).
+pub(crate) fn sched_getscheduler(tid: pid_t) -> Result<c_int, Errno> {
+    // SAFETY: plain integer argument, no memory involved.
+    check(unsafe { libc::sched_getscheduler(tid) })
+}
+
+/// `sched_getparam(tid)`, the static priority.
+pub(crate) fn sched_getparam(tid: pid_t) -> Result<c_int, Errno> {
+    let mut param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid, writable `sched_param` for the duration of the call.
+    check(unsafe { libc::sched_getparam(tid, &mut param) })?;
+    Ok(param.sched_priority)
+}
+
+/// Bits in one word of a CPU mask.
+const MASK_BITS: usize = c_ulong::BITS as usize;
+
+/// `sched_setaffinity(tid, cpus)` with a mask just large enough for the highest CPU.
+pub(crate) fn sched_setaffinity(tid: pid_t, cpus: &[usize]) -> Result<(), Errno> {
+    let highest = cpus.iter().copied().max().unwrap_or(0);
+    let mut mask: Vec<c_ulong> = vec![0; highest / MASK_BITS + 1];
+    for &cpu in cpus {
+        mask[cpu / MASK_BITS] |= 1 << (cpu % MASK_BITS);
+    }
+    let bytes = mask.len() * mem::size_of::<c_ulong>();
+    // SAFETY: the kernel reads `bytes` bytes of CPU mask from `mask`, which holds exactly that
+    // many; a mask shorter than the kernel's own is zero-extended by the kernel, and the
+    // pointer cast only renames the buffer's type (the syscall takes raw mask words).
+    check(unsafe { libc::sched_setaffinity(tid, bytes, mask.as_ptr().cast()) }).map(drop)
+}
+
+/// `sched_getaffinity(tid)` as a list of CPU indices, growing the mask for large machines.
+pub(crate) fn sched_getaffinity(tid: pid_t) -> Result<Vec<usize>, Errno> {
+    let mut words = 1024 / MASK_BITS;
+    loop {
+        let mut mask: Vec<c_ulong> = vec![0; words];
+        let bytes = words * mem::size_of::<c_ulong>();
+        // SAFETY: the kernel writes at most `bytes` bytes into `mask`, which holds that many.
+        let rc = unsafe { libc::sched_getaffinity(tid, bytes, mask.as_mut_ptr().cast()) };
+        match check(rc) {
+            Ok(_) => {
+                let cpus = (0..words * MASK_BITS)
+                    .filter(|cpu| mask[cpu / MASK_BITS] & (1 << (cpu % MASK_BITS)) != 0)
+                    .collect();
+                return Ok(cpus);
+            }
+            // EINVAL: the mask is smaller than the kernel's CPU count; try a larger one.
+            Err(e) if e == Errno::EINVAL && words < (1 << 16) => words *= 4,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// `setpriority(PRIO_PROCESS, tid, nice)`: on Linux this sets one thread's nice value.
+pub(crate) fn set_thread_nice(tid: pid_t, nice: c_int) -> Result<(), Errno> {
+    // SAFETY: plain integer arguments, no memory involved. The cast adapts `tid` to the
+    // `id_t` parameter (a thread id is never negative).
+    check(unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice) }).map(drop)
+}
+
+/// `getpriority(PRIO_PROCESS, tid)`: one thread's nice value.
+pub(crate) fn thread_nice(tid: pid_t) -> Result<c_int, Errno> {
+    // `getpriority` may legitimately return -1, so errno is cleared first and read after.
+    // SAFETY: `__errno_location` returns this thread's errno slot, valid for the thread's life.
+    unsafe { *libc::__errno_location() = 0 };
+    // SAFETY: plain integer arguments, no memory involved.
+    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, tid as libc::id_t) };
+    if nice == -1 {
+        let errno = last_errno();
+        if errno.raw() != 0 {
+            return Err(errno);
+        }
+    }
+    Ok(nice)
+}
+
+// ---- memory --------------------------------------------------------------------------------
+
+/// `mlockall(MCL_CURRENT | MCL_FUTURE)`.
+pub(crate) fn mlockall() -> Result<(), Errno> {
+    // SAFETY: plain flags, no memory involved.
+    check(unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) }).map(drop)
+}
+
+/// `munlockall()`.
+pub(crate) fn munlockall() -> Result<(), Errno> {
+    // SAFETY: no arguments, no memory involved.
+    check(unsafe { libc::munlockall() }).map(drop)
+}
+
+/// `getrusage(RUSAGE_THREAD)`: (minor faults, major faults) of the calling thread.
+pub(crate) fn thread_faults() -> Result<(u64, u64), Errno> {
+    let mut usage = MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is a valid, writable `rusage` for the duration of the call.
+    check(unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) })?;
+    // SAFETY: zero-initialised, then filled in by a successful `getrusage`.
+    let usage = unsafe { usage.assume_init() };
+    Ok((usage.ru_minflt as u64, usage.ru_majflt as u64))
+}
+
+/// The calling thread's stack as `(lowest address, size in bytes)`.
+pub(crate) fn current_thread_stack() -> Result<(usize, usize), Errno> {
+    let mut attr = MaybeUninit::<libc::pthread_attr_t>::uninit();
+    // SAFETY: `pthread_getattr_np` initialises `attr` when it returns 0.
+    check_direct(unsafe { libc::pthread_getattr_np(libc::pthread_self(), attr.as_mut_ptr()) })?;
+    let mut addr: *mut c_void = ptr::null_mut();
+    let mut size: libc::size_t = 0;
+    // SAFETY: `attr` was initialised above; `addr` and `size` are valid for writes.
+    let rc = unsafe { libc::pthread_attr_getstack(attr.as_ptr(), &mut addr, &mut size) };
+    // SAFETY: `attr` was initialised by `pthread_getattr_np` and is destroyed exactly once.
+    unsafe { libc::pthread_attr_destroy(attr.as_mut_ptr()) };
+    check_direct(rc)?;
+    Ok((addr as usize, size))
+}
+
+// ---- privileges ----------------------------------------------------------------------------
+
+/// The effective user id.
+pub(crate) fn geteuid() -> u32 {
+    // SAFETY: no arguments, cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// `RLIMIT_RTPRIO` as (soft, hard); `None` is unlimited.
+pub(crate) fn rtprio_limit() -> Result<(Option<u64>, Option<u64>), Errno> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable `rlimit` for the duration of the call.
+    check(unsafe { libc::getrlimit(libc::RLIMIT_RTPRIO, &mut limit) })?;
+    // `rlim_t` is not `u64` on every target.
+    #[allow(clippy::unnecessary_cast)]
+    let finite = |v: libc::rlim_t| (v != libc::RLIM_INFINITY).then_some(v as u64);
+    Ok((finite(limit.rlim_cur), finite(limit.rlim_max)))
+}
+
+/// `capget` header, `_LINUX_CAPABILITY_VERSION_3` layout.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: c_int,
+}
+
+/// `capget` data: version 3 uses two of these (capabilities 0–31 and 32–63).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// The calling thread's effective capability set as a 64-bit mask.
+pub(crate) fn capget_effective() -> Result<u64, Errno> {
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    let mut header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: for version 3 the kernel reads one header and writes two `CapData`, which is
+    // exactly what the pointers refer to; both outlive the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            &mut header as *mut CapHeader,
+            data.as_mut_ptr(),
+        )
+    };
+    if rc == -1 {
+        return Err(last_errno());
+    }
+    Ok(u64::from(data[0].effective) | (u64::from(data[1].effective) << 32))
+}
+
+// ---- signals -------------------------------------------------------------------------------
+
+/// The lowest real-time signal number usable by applications (glibc keeps two for itself).
+pub(crate) fn sigrtmin() -> c_int {
+    libc::SIGRTMIN()
+}
+
+/// The highest real-time signal number.
+pub(crate) fn sigrtmax() -> c_int {
+    libc::SIGRTMAX()
+}
+
+/// A signal set holding `signo` only.
+pub(crate) fn sigset_of(signo: c_int) -> Result<sigset_t, Errno> {
+    let mut set = MaybeUninit::<sigset_t>::uninit();
+    // SAFETY: `sigemptyset` initialises the set; `sigaddset` then adds to the initialised set.
+    unsafe {
+        check(libc::sigemptyset(set.as_mut_ptr()))?;
+        check(libc::sigaddset(set.as_mut_ptr(), signo))?;
+        Ok(set.assume_init())
+    }
+}
+
+/// Blocks the signals of `set` on the calling thread.
+pub(crate) fn block_signals(set: &sigset_t) -> Result<(), Errno> {
+    // SAFETY: `set` is an initialised set; the old mask is not asked for.
+    check_direct(unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, set, ptr::null_mut()) })
+}
+
+/// What [`sigwaitinfo`] took: the signal and, for a POSIX timer's, its value and overruns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TakenSignal {
+    /// `si_code`: `SI_TIMER` for a POSIX timer expiry.
+    pub code: c_int,
+    /// `si_value` as an integer (the timer's token); meaningful for `SI_TIMER` only.
+    pub value: usize,
+    /// `si_overrun`: further expiries while the signal was pending; `SI_TIMER` only.
+    pub overrun: c_int,
+}
+
+/// The timer fields of the kernel's `siginfo_t` (`_sifields._timer`), which libc does not expose
+/// on every target. The union starts after three `int`s, at pointer alignment, so `#[repr(C)]`
+/// with a pointer-sized member gives the kernel's offsets on 32- and 64-bit targets alike.
+#[repr(C)]
+struct SigInfoTimer {
+    signo: c_int,
+    errno_or_code: c_int,
+    code_or_errno: c_int,
+    tid: c_int,
+    overrun: c_int,
+    value: *mut c_void,
+}
+
+const _: () = assert!(mem::size_of::<SigInfoTimer>() <= mem::size_of::<libc::siginfo_t>());
+
+/// Reads a taken signal's code, value and overrun count.
+fn taken(info: &libc::siginfo_t) -> TakenSignal {
+    // SAFETY: `SigInfoTimer` is no larger than `siginfo_t` (checked at compile time) and every
+    // bit pattern is valid for its integer and pointer fields; `read_unaligned` does not
+    // require `siginfo_t`'s alignment to match. The pointer is only converted to an integer.
+    let timer =
+        unsafe { ptr::read_unaligned((info as *const libc::siginfo_t).cast::<SigInfoTimer>()) };
+    TakenSignal {
+        code: info.si_code,
+        value: timer.value as usize,
+        overrun: timer.overrun,
+    }
+}
+
+/// `sigwaitinfo(set)`: waits for one blocked signal of `set`. `EINTR` when an unblocked
+/// signal's handler ran meanwhile.
+#[inline]
+pub(crate) fn sigwaitinfo(set: &sigset_t) -> Result<TakenSignal, Errno> {
+    let mut info = MaybeUninit::<libc::siginfo_t>::zeroed();
+    // SAFETY: `set` is initialised; `info` is valid for writes for the duration of the call.
+    check(unsafe { libc::sigwaitinfo(set, info.as_mut_ptr()) })?;
+    // SAFETY: zero-initialised, then filled in by the successful call.
+    Ok(taken(unsafe { info.assume_init_ref() }))
+}
+
+/// Takes one pending signal of `set` without waiting; `None` if none is pending.
+pub(crate) fn sigpoll(set: &sigset_t) -> Result<Option<TakenSignal>, Errno> {
+    let mut info = MaybeUninit::<libc::siginfo_t>::zeroed();
+    let zero = timespec(0, 0);
+    // SAFETY: `set` and `zero` are initialised; `info` is valid for writes during the call.
+    match check(unsafe { libc::sigtimedwait(set, info.as_mut_ptr(), &zero) }) {
+        // SAFETY: zero-initialised, then filled in by the successful call.
+        Ok(_) => Ok(Some(taken(unsafe { info.assume_init_ref() }))),
+        Err(e) if e == Errno::EAGAIN => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+// ---- POSIX timers ----------------------------------------------------------------------------
+
+/// A POSIX timer (`timer_t`), deleted on drop.
+#[derive(Debug)]
+pub(crate) struct PosixTimerHandle(libc::timer_t);
+
+impl PosixTimerHandle {
+    /// `timer_create(clock)` delivering `signo` to thread `tid` (`SIGEV_THREAD_ID`), with
+    /// `token` as the signal's value.
+    pub(crate) fn create(
+        clock: clockid_t,
+        signo: c_int,
+        tid: pid_t,
+        token: usize,
+    ) -> Result<Self, Errno> {
+        // SAFETY: `sigevent` is integers, a pointer-or-int union and padding; all-zero is valid.
+        let mut event: libc::sigevent = unsafe { mem::zeroed() };
+        event.sigev_notify = libc::SIGEV_THREAD_ID;
+        event.sigev_signo = signo;
+        event.sigev_notify_thread_id = tid;
+        event.sigev_value = libc::sigval {
+            sival_ptr: token as *mut c_void,
+        };
+        let mut timer: libc::timer_t = ptr::null_mut();
+        // SAFETY: `event` is fully initialised and `timer` is valid for writes; the kernel
+        // copies the event, so neither needs to outlive the call.
+        check(unsafe { libc::timer_create(clock, &mut event, &mut timer) })?;
+        Ok(PosixTimerHandle(timer))
+    }
+
+    /// `timer_settime(flags, spec)`; an all-zero value disarms.
+    pub(crate) fn settime(&self, flags: c_int, spec: &libc::itimerspec) -> Result<(), Errno> {
+        // SAFETY: `self.0` is a live timer (deleted only on drop); `spec` is valid; the old
+        // value is not asked for.
+        check(unsafe { libc::timer_settime(self.0, flags, spec, ptr::null_mut()) }).map(drop)
+    }
+}
+
+impl Drop for PosixTimerHandle {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` was returned by `timer_create` and is deleted exactly once, here.
+        unsafe { libc::timer_delete(self.0) };
+    }
+}
+
+// ---- timerfd ---------------------------------------------------------------------------------
+
+/// `timerfd_create(clock, TFD_CLOEXEC)`: a blocking timer file descriptor.
+pub(crate) fn timerfd_create(clock: clockid_t) -> Result<OwnedFd, Errno> {
+    // SAFETY: plain integer arguments; a non-negative return is a new descriptor we own.
+    let fd = check(unsafe { libc::timerfd_create(clock, libc::TFD_CLOEXEC) })?;
+    // SAFETY: `fd` was just created by the kernel and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `timerfd_settime(fd, flags, spec)`; an all-zero value disarms.
+pub(crate) fn timerfd_settime(
+    fd: BorrowedFd<'_>,
+    flags: c_int,
+    spec: &libc::itimerspec,
+) -> Result<(), Errno> {
+    // SAFETY: `fd` is a live descriptor; `spec` is valid; the old value is not asked for.
+    check(unsafe { libc::timerfd_settime(fd.as_raw_fd(), flags, spec, ptr::null_mut()) }).map(drop)
+}
+
+/// One blocking `read` of a timerfd: the number of expiries since the last read.
+#[inline]
+pub(crate) fn timerfd_read(fd: BorrowedFd<'_>) -> Result<u64, Errno> {
+    let mut expiries = 0u64;
+    // SAFETY: `fd` is a live descriptor; the kernel writes at most 8 bytes into `expiries`.
+    let n = unsafe {
+        libc::read(
+            fd.as_raw_fd(),
+            (&mut expiries as *mut u64).cast(),
+            mem::size_of::<u64>(),
+        )
+    };
+    match n {
+        8 => Ok(expiries),
+        -1 => Err(last_errno()),
+        _ => Err(Errno::EIO),
+    }
+}
+
+// ---- test instrumentation ----------------------------------------------------------------------
+
+#[cfg(test)]
+thread_local! {
+    /// Times a sleep on this thread was interrupted by a signal handler and restarted.
+    pub(crate) static EINTR_RETRIES: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+    /// Times a POSIX timer's wait on this thread took a signal that was not its expiry.
+    pub(crate) static FOREIGN_SIGNALS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// Notes one `EINTR` restart (counted in tests only; nothing in a normal build).
+#[inline(always)]
+pub(crate) fn note_eintr() {
+    #[cfg(test)]
+    EINTR_RETRIES.with(|c| c.set(c.get() + 1));
+}
+
+/// Notes one signal taken that was not the timer's own expiry (tests only).
+#[inline(always)]
+pub(crate) fn note_foreign_signal() {
+    #[cfg(test)]
+    FOREIGN_SIGNALS.with(|c| c.set(c.get() + 1));
+}

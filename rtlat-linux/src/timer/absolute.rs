@@ -1,0 +1,50 @@
+//! [`AbsoluteSleep`]: `clock_nanosleep(TIMER_ABSTIME)`, the default and what cyclictest does.
+
+use rtlat_core::Timer;
+
+use crate::clock::{ClockId, timespec_from_ns};
+use crate::error::{Errno, Error};
+use crate::sys;
+
+/// Sleeps with `clock_nanosleep(clock, TIMER_ABSTIME, deadline)`.
+///
+/// An absolute sleep does not drift: the deadline is a point on the clock, so time spent
+/// between wake-ups never shifts the next one. A signal handler interrupting the sleep makes
+/// it sleep again to the same deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AbsoluteSleep {
+    clock: ClockId,
+}
+
+impl AbsoluteSleep {
+    /// Sleeps on `clock`; pair it with a [`PosixClock`](crate::PosixClock) of the same id.
+    pub const fn new(clock: ClockId) -> Self {
+        AbsoluteSleep { clock }
+    }
+
+    /// The clock slept on.
+    pub const fn clock(&self) -> ClockId {
+        self.clock
+    }
+}
+
+impl Timer for AbsoluteSleep {
+    type Error = Error;
+
+    #[inline]
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+        let deadline = timespec_from_ns(deadline);
+        loop {
+            match sys::clock_nanosleep_abs(self.clock.raw(), &deadline) {
+                Ok(()) => return Ok(()),
+                Err(Errno::EINTR) => sys::note_eintr(),
+                Err(errno) => {
+                    return Err(Error::Sleep {
+                        call: "clock_nanosleep",
+                        errno,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Timers implementing [`rtlat_core::Timer`]: ways to sleep until an absolute deadline in
+//! nanoseconds on a [`ClockId`].
+//!
+//! | type | call | cyclictest |
+//! |---|---|---|
+//! | [`AbsoluteSleep`] | `clock_nanosleep(TIMER_ABSTIME)` | default |
+//! | [`RelativeSleep`] | clock read + relative `clock_nanosleep` | `-r` |
+//! | [`NanoSleep`] | clock read + `nanosleep` | `-s` |
+//! | [`PosixTimer`] | periodic `timer_create` + `sigwaitinfo` | `-x` |
+//! | [`TimerFd`] | periodic `timerfd` + `read` | — |
+//!
+//! Every one returns at or after its deadline: a signal handler interrupting the sleep
+//! (`EINTR`) makes it sleep again to the same deadline, never return early or lose a cycle.
+//! On the hot path none allocates, locks or formats, and none makes a system call beyond the
+//! sleep or wait (plus, for the two relative sleeps, the one clock read; plus, for the two
+//! periodic timers, a re-arm when the schedule jumps).
+//!
+//! [`AnyTimer`] picks one at run time from a [`TimerKind`].
+//!
+//! On `CLOCK_REALTIME`, only the absolute sleep and the two periodic timers follow a clock
+//! that is set while they sleep; the relative sleeps measure elapsed time, so a clock set
+//! backwards during one shows as an early (negative) latency.
+
+mod absolute;
+mod nanosleep;
+mod posix;
+mod relative;
+mod timerfd;
+
+#[cfg(test)]
+mod tests;
+
+use core::fmt;
+use core::str::FromStr;
+
+use rtlat_core::Timer;
+
+use crate::clock::ClockId;
+use crate::error::Error;
+
+pub use absolute::AbsoluteSleep;
+pub use nanosleep::NanoSleep;
+pub use posix::{PosixTimer, default_timer_signal};
+pub use relative::RelativeSleep;
+pub use timerfd::TimerFd;
+
+/// Which timer to sleep with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TimerKind {
+    /// [`AbsoluteSleep`]: `clock_nanosleep(TIMER_ABSTIME)` (the default).
+    #[default]
+    Absolute,
+    /// [`RelativeSleep`]: relative `clock_nanosleep` (cyclictest `-r`).
+    Relative,
+    /// [`NanoSleep`]: `nanosleep` (cyclictest `-s`).
+    NanoSleep,
+    /// [`PosixTimer`]: POSIX timer and a real-time signal (cyclictest `-x`).
+    PosixTimer,
+    /// [`TimerFd`]: `timerfd`.
+    TimerFd,
+}
+
+impl TimerKind {
+    /// Every kind, in the order of the table above.
+    pub const ALL: [TimerKind; 5] = [
+        TimerKind::Absolute,
+        TimerKind::Relative,
+        TimerKind::NanoSleep,
+        TimerKind::PosixTimer,
+        TimerKind::TimerFd,
+    ];
+
+    /// The name [`FromStr`] accepts and [`Display`](fmt::Display) prints.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TimerKind::Absolute => "absolute",
+            TimerKind::Relative => "relative",
+            TimerKind::NanoSleep => "nanosleep",
+            TimerKind::PosixTimer => "posix",
+            TimerKind::TimerFd => "timerfd",
+        }
+    }
+}
+
+impl fmt::Display for TimerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TimerKind {
+    type Err = Error;
+
+    /// `absolute` (`clock_nanosleep`), `relative`, `nanosleep`, `posix` (`timer_create`),
+    /// `timerfd`; case-insensitive.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "absolute" | "abs" | "clock_nanosleep" => Ok(TimerKind::Absolute),
+            "relative" | "rel" => Ok(TimerKind::Relative),
+            "nanosleep" => Ok(TimerKind::NanoSleep),
+            "posix" | "posix-timer" | "timer_create" => Ok(TimerKind::PosixTimer),
+            "timerfd" => Ok(TimerKind::TimerFd),
+            _ => Err(Error::UnknownTimer(s.to_owned())),
+        }
+    }
+}
+
+/// One of the timers, chosen at run time. Create it on the measuring thread (a
+/// [`PosixTimer`] must be, and this type is not `Send` for that reason).
+#[derive(Debug)]
+pub enum AnyTimer {
+    /// See [`AbsoluteSleep`].
+    Absolute(AbsoluteSleep),
+    /// See [`RelativeSleep`].
+    Relative(RelativeSleep),
+    /// See [`NanoSleep`].
+    NanoSleep(NanoSleep),
+    /// See [`PosixTimer`].
+    PosixTimer(PosixTimer),
+    /// See [`TimerFd`].
+    TimerFd(TimerFd),
+}
+
+impl AnyTimer {
+    /// A `kind` timer on `clock`; the periodic ones are armed for deadlines `interval_ns`
+    /// apart (the sleeps ignore it). Error for a zero interval.
+    pub fn new(kind: TimerKind, clock: ClockId, interval_ns: u64) -> Result<Self, Error> {
+        if interval_ns == 0 {
+            return Err(Error::ZeroInterval);
+        }
+        Ok(match kind {
+            TimerKind::Absolute => AnyTimer::Absolute(AbsoluteSleep::new(clock)),
+            TimerKind::Relative => AnyTimer::Relative(RelativeSleep::new(clock)),
+            TimerKind::NanoSleep => AnyTimer::NanoSleep(NanoSleep::new(clock)),
+            TimerKind::PosixTimer => AnyTimer::PosixTimer(PosixTimer::new(clock, interval_ns)?),
+            TimerKind::TimerFd => AnyTimer::TimerFd(TimerFd::new(clock, interval_ns)?),
+        })
+    }
+
+    /// Which kind this is.
+    pub fn kind(&self) -> TimerKind {
+        match self {
+            AnyTimer::Absolute(_) => TimerKind::Absolute,
+            AnyTimer::Relative(_) => TimerKind::Relative,
+            AnyTimer::NanoSleep(_) => TimerKind::NanoSleep,
+            AnyTimer::PosixTimer(_) => TimerKind::PosixTimer,
+            AnyTimer::TimerFd(_) => TimerKind::TimerFd,
+        }
+    }
+}
+
+impl Timer for AnyTimer {
+    type Error = Error;
+
+    #[inline]
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+        match self {
+            AnyTimer::Absolute(t) => t.sleep_until(deadline),
+            AnyTimer::Relative(t) => t.sleep_until(deadline),
+            AnyTimer::NanoSleep(t) => t.sleep_until(deadline),
+            AnyTimer::PosixTimer(t) => t.sleep_until(deadline),
+            AnyTimer::TimerFd(t) => t.sleep_until(deadline),
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! [`NanoSleep`] (cyclictest `-s`): read the clock, sleep the difference with `nanosleep(2)`.
+
+use rtlat_core::Timer;
+
+use crate::clock::{ClockId, PosixClock, timespec_from_ns};
+use crate::error::{Errno, Error};
+use crate::sys;
+
+/// Reads the clock and sleeps `deadline − now` with `nanosleep(2)`.
+///
+/// `nanosleep` always measures its duration on `CLOCK_MONOTONIC`; the clock given here is the
+/// one read for `now` (and so the one the deadline is on). After a signal handler interrupts
+/// the sleep, the clock is read again and the rest is slept, so the return is never early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NanoSleep {
+    clock: PosixClock,
+}
+
+impl NanoSleep {
+    /// Reads `clock`; pair it with a [`PosixClock`] of the same id.
+    pub const fn new(clock: ClockId) -> Self {
+        NanoSleep {
+            clock: PosixClock::new(clock),
+        }
+    }
+
+    /// The clock read.
+    pub const fn clock(&self) -> ClockId {
+        self.clock.id()
+    }
+}
+
+impl Timer for NanoSleep {
+    type Error = Error;
+
+    #[inline]
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+        loop {
+            let now = self.clock.now_ns()?;
+            if now >= deadline {
+                return Ok(());
+            }
+            let rest = timespec_from_ns(deadline - now);
+            match sys::nanosleep(&rest) {
+                Ok(()) => return Ok(()),
+                Err(Errno::EINTR) => sys::note_eintr(),
+                Err(errno) => {
+                    return Err(Error::Sleep {
+                        call: "nanosleep",
+                        errno,
+                    });
+                }
+            }
+        }
+    }
+}

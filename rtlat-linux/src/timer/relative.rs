@@ -1,0 +1,57 @@
+//! [`RelativeSleep`] (cyclictest `-r`): read the clock, sleep the difference with a relative
+//! `clock_nanosleep`.
+
+use rtlat_core::Timer;
+
+use crate::clock::{ClockId, PosixClock, timespec_from_ns};
+use crate::error::{Errno, Error};
+use crate::sys;
+
+/// Reads the clock and sleeps `deadline − now` with `clock_nanosleep(clock, 0, …)`.
+///
+/// Time spent between the clock read and the start of the sleep is added to the latency:
+/// that is what this mode measures (cyclictest `-r`). After a signal handler interrupts the
+/// sleep, the clock is read again and the rest is slept, so the return is never early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RelativeSleep {
+    clock: PosixClock,
+}
+
+impl RelativeSleep {
+    /// Sleeps on `clock`; pair it with a [`PosixClock`] of the same id.
+    pub const fn new(clock: ClockId) -> Self {
+        RelativeSleep {
+            clock: PosixClock::new(clock),
+        }
+    }
+
+    /// The clock slept on.
+    pub const fn clock(&self) -> ClockId {
+        self.clock.id()
+    }
+}
+
+impl Timer for RelativeSleep {
+    type Error = Error;
+
+    #[inline]
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+        loop {
+            let now = self.clock.now_ns()?;
+            if now >= deadline {
+                return Ok(());
+            }
+            let rest = timespec_from_ns(deadline - now);
+            match sys::clock_nanosleep_rel(self.clock.id().raw(), &rest) {
+                Ok(()) => return Ok(()),
+                Err(Errno::EINTR) => sys::note_eintr(),
+                Err(errno) => {
+                    return Err(Error::Sleep {
+                        call: "clock_nanosleep",
+                        errno,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! [`TimerFd`]: a periodic `timerfd` armed with `TFD_TIMER_ABSTIME`, waited on with a blocking
+//! `read`.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use rtlat_core::Timer;
+
+use crate::clock::{ClockId, timespec_from_ns};
+use crate::error::{Errno, Error};
+use crate::sys;
+
+/// A `timerfd` armed once, periodic, with `TFD_TIMER_ABSTIME`; each
+/// [`sleep_until`](Timer::sleep_until) is one blocking `read`, which returns the number of
+/// expiries since the last one.
+///
+/// When a deadline is not the expiry the timer expects next (the first sleep, or after the
+/// schedule skipped deadlines), `timerfd_settime` re-arms it at that deadline, which also
+/// clears the expiry count. A signal handler interrupting the `read` makes it read again.
+/// It can be created on any thread and moved (it is `Send`).
+#[derive(Debug)]
+pub struct TimerFd {
+    fd: OwnedFd,
+    clock: ClockId,
+    interval: u64,
+    /// The expiry the armed timer reports next; `None` before the first arming.
+    expected: Option<u64>,
+}
+
+impl TimerFd {
+    /// A timerfd on `clock` for deadlines `interval_ns` apart. Error for a zero interval or if
+    /// the kernel refuses the timer.
+    pub fn new(clock: ClockId, interval_ns: u64) -> Result<Self, Error> {
+        if interval_ns == 0 {
+            return Err(Error::ZeroInterval);
+        }
+        let fd = sys::timerfd_create(clock.raw()).map_err(|errno| Error::TimerSetup {
+            call: "timerfd_create",
+            errno,
+        })?;
+        Ok(TimerFd {
+            fd,
+            clock,
+            interval: interval_ns,
+            expected: None,
+        })
+    }
+
+    /// The clock the timer runs on.
+    pub fn clock(&self) -> ClockId {
+        self.clock
+    }
+
+    /// The period in nanoseconds.
+    pub fn interval_ns(&self) -> u64 {
+        self.interval
+    }
+
+    /// Arms the timer periodic from `deadline` (absolute; in the past fires at once).
+    #[cold]
+    fn arm(&mut self, deadline: u64) -> Result<(), Error> {
+        // An all-zero value would disarm: the earliest time is 1 ns.
+        let value = timespec_from_ns(deadline.max(1));
+        let spec = sys::itimerspec(value, timespec_from_ns(self.interval));
+        sys::timerfd_settime(self.fd.as_fd(), libc::TFD_TIMER_ABSTIME, &spec).map_err(|errno| {
+            Error::TimerSetup {
+                call: "timerfd_settime",
+                errno,
+            }
+        })?;
+        self.expected = Some(deadline);
+        Ok(())
+    }
+}
+
+impl Timer for TimerFd {
+    type Error = Error;
+
+    #[inline]
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+        if self.expected != Some(deadline) {
+            self.arm(deadline)?;
+        }
+        loop {
+            match sys::timerfd_read(self.fd.as_fd()) {
+                Ok(expiries) => {
+                    // The first of `expiries` is `deadline`; the next one comes after the last.
+                    self.expected = Some(
+                        deadline.saturating_add(expiries.max(1).saturating_mul(self.interval)),
+                    );
+                    return Ok(());
+                }
+                Err(Errno::EINTR) => sys::note_eintr(),
+                Err(errno) => {
+                    return Err(Error::TimerWait {
+                        call: "read(timerfd)",
+                        errno,
+                    });
+                }
+            }
+        }
+    }
+}
