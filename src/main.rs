@@ -1,20 +1,39 @@
-//! The `rtlat` command line.
+//! The `rtlat` command line. Invoked as `cyclictest` (a symlink or copy), it is a drop-in
+//! for cyclictest: same options, same output.
+
+mod cli;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
+    let args: Vec<String> = std::env::args().collect();
+    let invoked_as = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("rtlat");
+    if invoked_as == "cyclictest" {
+        return cli::run::execute::main(&args[1..], true);
+    }
+    match args.get(1).map(String::as_str) {
+        Some("run") => cli::run::execute::main(&args[2..], false),
         Some("--version" | "-V") => {
             println!("rtlat {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        Some("run") | None => {
-            eprintln!("rtlat run: not implemented yet (it lands with the `rtlat run` issue)");
-            ExitCode::from(2)
+        Some("--help" | "-h" | "help") | None => {
+            println!(
+                "rtlat {}: real-time latency toolkit\n\nUsage: rtlat run [OPTIONS]   measure wake-up latency (cyclictest's options; rtlat run --help)\n       rtlat --version",
+                env!("CARGO_PKG_VERSION")
+            );
+            if args.len() < 2 {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Some(other) => {
-            eprintln!("rtlat: unknown command '{other}'; accepted: run, --version");
+            eprintln!("rtlat: unknown command '{other}'; accepted: run, --version, --help");
             ExitCode::from(2)
         }
     }

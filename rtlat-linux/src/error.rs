@@ -101,6 +101,14 @@ pub enum Error {
         /// The OS error.
         errno: Errno,
     },
+    /// Installing a signal handler or changing a signal mask failed.
+    #[error("{call} failed: {errno}; the run cannot stop cleanly on SIGINT/SIGTERM without it")]
+    Signals {
+        /// The failing call.
+        call: &'static str,
+        /// The OS error.
+        errno: Errno,
+    },
     /// Creating or arming a POSIX timer or timerfd failed.
     #[error(
         "{call} failed: {errno}; if it says `Resource temporarily unavailable`, raise `ulimit -i` (pending signals)"
@@ -295,6 +303,7 @@ impl Error {
             | Error::Sleep { errno, .. }
             | Error::TimerWait { errno, .. }
             | Error::TimerSetup { errno, .. }
+            | Error::Signals { errno, .. }
             | Error::Sched { errno, .. }
             | Error::NicePermission { errno, .. }
             | Error::Affinity { errno, .. }

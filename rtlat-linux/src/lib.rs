@@ -9,6 +9,7 @@ pub mod error;
 pub mod ftrace;
 pub mod memory;
 pub mod privileges;
+pub mod signals;
 mod sys;
 pub mod thread;
 pub mod timer;

@@ -335,6 +335,28 @@ pub(crate) fn sigset_of(signo: c_int) -> Result<sigset_t, Errno> {
     }
 }
 
+/// Adds `signo` to the initialised set `set`.
+pub(crate) fn sigset_add(set: &mut sigset_t, signo: c_int) -> Result<(), Errno> {
+    // SAFETY: `set` is an initialised, writable signal set.
+    check(unsafe { libc::sigaddset(set, signo) })?;
+    Ok(())
+}
+
+/// Installs `handler` for `signo` with an empty mask and no `SA_RESTART`, so a blocking call
+/// in the main thread returns `EINTR` and it sees the flag the handler set at once.
+pub(crate) fn set_signal_handler(signo: c_int, handler: extern "C" fn(c_int)) -> Result<(), Errno> {
+    // SAFETY: an all-zero `sigaction` is valid (no flags, empty mask); only the handler field
+    // is then set, to a function with the signature the kernel calls for a non-SA_SIGINFO
+    // handler. The old action is not asked for.
+    unsafe {
+        let mut action: libc::sigaction = mem::zeroed();
+        action.sa_sigaction = handler as usize;
+        check(libc::sigemptyset(&mut action.sa_mask))?;
+        check(libc::sigaction(signo, &action, ptr::null_mut()))?;
+    }
+    Ok(())
+}
+
 /// Blocks the signals of `set` on the calling thread.
 pub(crate) fn block_signals(set: &sigset_t) -> Result<(), Errno> {
     // SAFETY: `set` is an initialised set; the old mask is not asked for.

@@ -1,0 +1,4 @@
+//! The `rtlat` command line, one folder per subcommand.
+
+pub mod atomic_file;
+pub mod run;

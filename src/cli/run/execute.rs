@@ -1,0 +1,491 @@
+//! `rtlat run` (and rtlat invoked as `cyclictest`) from command line to exit status: check
+//! everything, set the machine up, run the measurement threads, report, undo.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, TimerKind, signals};
+use serde_json::json;
+
+use super::live::{LiveFigures, LiveStatus};
+use super::measure::{MeasurePlan, RunShared, run_thread};
+use super::options::{self, Align, Clock, Parsed, Plan, Policy, RunConfig, Timer, Unit};
+use super::output::{cyclictest as text, json as json_out};
+use super::report::ThreadReport;
+use super::ring::SampleRing;
+use super::usage::usage;
+use crate::cli::atomic_file::write_atomically;
+
+/// Bytes of each measurement thread's stack written before the run.
+const STACK_PREFAULT: usize = 64 * 1024;
+/// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
+const VERBOSE_RING: usize = 16_384;
+/// How often the main thread refreshes the screen and checks for the end (cyclictest: 10 ms).
+const REFRESH: Duration = Duration::from_millis(10);
+
+/// Runs `rtlat run ARGS` (or `cyclictest ARGS`); returns the exit status.
+pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
+    let program = if invoked_as_cyclictest {
+        "cyclictest"
+    } else {
+        "rtlat run"
+    };
+    match run(args, invoked_as_cyclictest) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("{program}: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
+    let config = match options::parse(args, as_cyclictest).map_err(|e| e.to_string())? {
+        Parsed::Help => {
+            print!("{}", usage(as_cyclictest));
+            return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Run(config) => config,
+    };
+    let available = available_cpus()?;
+    let plan = config.plan(&available).map_err(|e| e.to_string())?;
+    config.check_output_paths().map_err(|e| e.to_string())?;
+    if config.smi {
+        return Err("--smi: SMI counting is not supported on this CPU (it needs an Intel CPU and the msr driver); run without --smi".into());
+    }
+    let policy = linux_policy(config.policy());
+    if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
+        rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
+    }
+    for notice in &plan.notices {
+        eprintln!("{notice}");
+    }
+    if let Some(cpus) = &plan.main_affinity {
+        let cpus: Vec<usize> = cpus.iter().collect();
+        rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
+    }
+
+    // Everything below changes the machine; each change is undone when its guard drops.
+    if config.mlockall
+        && let Err(e) = rtlat_linux::lock_memory()
+    {
+        eprintln!("warning: {e}; the run continues, but page faults may add latency");
+    }
+    if config.verbose {
+        let possible =
+            CpuSet::possible(std::path::Path::new("/")).map_or(available.len(), |s| s.len());
+        println!("Max CPUs = {possible}\nOnline CPUs = {}", available.len());
+    }
+    let _dma_latency = match config.dma_latency_us() {
+        Some(us) => match DmaLatencyGuard::set(us as i32) {
+            Ok(guard) => {
+                println!("# /dev/cpu_dma_latency set to {us}us");
+                Some(guard)
+            }
+            Err(e) => {
+                eprintln!("warning: {e}; C-states are not limited for this run");
+                None
+            }
+        },
+        None => None,
+    };
+    let ftrace = if config.tracemark {
+        match Ftrace::open(std::path::Path::new("/")) {
+            Ok(f) => Some(f),
+            Err(e) => return Err(format!("--tracemark: {e}")),
+        }
+    } else {
+        None
+    };
+    signals::install_run_handlers().map_err(|e| e.to_string())?;
+
+    let start_unix = unix_now();
+    let nanoseconds = config.unit == Unit::Ns;
+    let measure_plans = measure_plans(&config, &plan, policy);
+    if config.verbose {
+        let distance = config.distance_us();
+        for t in &plan.threads {
+            // cyclictest prints the interval after adding the distance for the next thread.
+            println!("Thread {} Interval: {}", t.index, t.interval_us + distance);
+        }
+    }
+    let shared = RunShared {
+        stop: AtomicBool::new(false),
+        live: (0..plan.threads.len())
+            .map(|_| LiveStatus::default())
+            .collect(),
+        rings: (0..plan.threads.len())
+            .map(|_| config.verbose.then(|| SampleRing::new(VERBOSE_RING)))
+            .collect(),
+        ready: Barrier::new(plan.threads.len() + 1),
+        epoch_ns: AtomicU64::new(0),
+        go: Barrier::new(plan.threads.len() + 1),
+        break_tid: AtomicI32::new(0),
+        ftrace,
+    };
+    let reports = std::thread::scope(|scope| {
+        let handles: Vec<_> = measure_plans
+            .iter()
+            .map(|p| {
+                let shared = &shared;
+                std::thread::Builder::new()
+                    .name(format!("rtlat-t{}", p.index))
+                    .spawn_scoped(scope, move || run_thread(p, shared))
+            })
+            .collect();
+        let spawned: Result<Vec<_>, _> = handles.into_iter().collect();
+        let handles = match spawned {
+            Ok(h) => h,
+            Err(e) => {
+                shared.stop.store(true, Ordering::Release);
+                return Err(format!("cannot start a measurement thread: {e}"));
+            }
+        };
+        shared.ready.wait();
+        shared.epoch_ns.store(epoch(&config), Ordering::Release);
+        shared.go.wait();
+        supervise(&config, &plan, &shared, nanoseconds, as_cyclictest);
+        let mut reports = Vec::new();
+        for h in handles {
+            match h.join() {
+                Ok(Ok(report)) => reports.push(report),
+                Ok(Err(message)) => return Err(message),
+                Err(_) => return Err("a measurement thread panicked".into()),
+            }
+        }
+        Ok(reports)
+    })?;
+    let end_unix = unix_now();
+
+    finish(
+        &config,
+        &plan,
+        &shared,
+        &reports,
+        nanoseconds,
+        as_cyclictest,
+        args,
+        start_unix,
+        end_unix,
+    )
+}
+
+/// The main thread's job while the measurement runs: refresh the screen, print `-v`
+/// samples, answer SIGUSR1, and end the run on a signal, the duration, or a thread's end.
+fn supervise(
+    config: &RunConfig,
+    plan: &Plan,
+    shared: &RunShared,
+    nanoseconds: bool,
+    as_cyclictest: bool,
+) {
+    let started = Instant::now();
+    let threads = plan.threads.len();
+    let policy = policy_text(config);
+    let mut stdout = std::io::stdout().lock();
+    let mut last_max: Vec<i64> = vec![i64::MIN; threads];
+    let mut first = true;
+    loop {
+        let mut out = String::new();
+        if config.verbose {
+            for (i, ring) in shared.rings.iter().enumerate() {
+                if let Some(ring) = ring {
+                    ring.drain(|cycle, value| {
+                        text::verbose_line(&mut out, i, cycle, value, nanoseconds)
+                    });
+                }
+            }
+        } else if !config.quiet {
+            let figures: Vec<LiveFigures> = shared.live.iter().map(LiveStatus::read).collect();
+            let new_max = figures.iter().zip(&last_max).any(|(f, m)| f.max_ns != *m);
+            if first || !config.refresh_on_max || new_max {
+                if !first {
+                    text::cursor_up(&mut out, threads);
+                }
+                text::live_header(&mut out, &policy, &loadavg());
+                for (t, f) in plan.threads.iter().zip(&figures) {
+                    let header = header(t, shared);
+                    text::thread_line(&mut out, header, f, nanoseconds);
+                    if !as_cyclictest {
+                        append_overruns(&mut out, f.overruns);
+                    }
+                }
+                first = false;
+                for (m, f) in last_max.iter_mut().zip(&figures) {
+                    *m = f.max_ns;
+                }
+            }
+        }
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+        if signals::take_status_request() {
+            let lines: Vec<_> = plan
+                .threads
+                .iter()
+                .zip(&shared.live)
+                .map(|(t, l)| (header(t, shared), l.read()))
+                .collect();
+            let mut block = String::new();
+            text::status_block(&mut block, &lines, nanoseconds);
+            eprint!("{block}");
+        }
+        let all_done = shared.live.iter().all(LiveStatus::finished);
+        if all_done {
+            break;
+        }
+        if signals::stop_requested() || config.duration.is_some_and(|d| started.elapsed() >= d) {
+            shared.stop.store(true, Ordering::Release);
+        }
+        std::thread::sleep(REFRESH);
+        if shared.stop.load(Ordering::Acquire) && shared.live.iter().all(LiveStatus::finished) {
+            // One last refresh shows the final figures, then the loop ends above.
+            continue;
+        }
+    }
+    if config.verbose {
+        let mut out = String::new();
+        for (i, ring) in shared.rings.iter().enumerate() {
+            if let Some(ring) = ring {
+                ring.drain(|cycle, value| {
+                    text::verbose_line(&mut out, i, cycle, value, nanoseconds)
+                });
+            }
+        }
+        let _ = stdout.write_all(out.as_bytes());
+    }
+}
+
+fn header(t: &options::ThreadPlan, shared: &RunShared) -> text::LineHeader {
+    text::LineHeader {
+        index: t.index as usize,
+        tid: shared.live[t.index as usize].tid(),
+        priority: i32::from(t.priority),
+        interval_us: t.interval_us,
+    }
+}
+
+/// rtlat's addition after `Max:` (never under the name `cyclictest`).
+fn append_overruns(out: &mut String, overruns: u64) {
+    if out.ends_with('\n') {
+        out.pop();
+        out.push_str(&format!(" Overruns:{overruns:6}\n"));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    config: &RunConfig,
+    plan: &Plan,
+    shared: &RunShared,
+    reports: &[ThreadReport],
+    nanoseconds: bool,
+    as_cyclictest: bool,
+    args: &[String],
+    start_unix: u64,
+    end_unix: u64,
+) -> Result<ExitCode, String> {
+    let mut out = String::new();
+    if config.quiet && config.histogram.is_none() {
+        for (t, r) in plan.threads.iter().zip(reports) {
+            let f = final_figures(r);
+            text::thread_line(&mut out, header(t, shared), &f, nanoseconds);
+            if !as_cyclictest {
+                append_overruns(&mut out, r.overruns);
+            }
+        }
+    }
+    if let Some(h) = config.histogram {
+        let mut hist = String::new();
+        text::histogram(
+            &mut hist,
+            reports,
+            h.with_total,
+            nanoseconds,
+            !as_cyclictest,
+        );
+        match &config.histfile {
+            Some(path) => write_atomically(path, hist.as_bytes())
+                .map_err(|e| format!("--histfile {}: {e}", path.display()))?,
+            None => out.push_str(&hist),
+        }
+    }
+    let break_tid = shared.break_tid.load(Ordering::Acquire);
+    if config.breaktrace.is_some() {
+        text::break_lines(&mut out, reports, break_tid, nanoseconds);
+    }
+    let lost: Vec<u64> = shared
+        .rings
+        .iter()
+        .map(|r| r.as_ref().map_or(0, SampleRing::lost))
+        .collect();
+    if lost.iter().any(|&l| l > 0) {
+        eprintln!(
+            "warning: -v could not print {} samples (output slower than the measurement); they are in the statistics and histograms",
+            lost.iter().sum::<u64>()
+        );
+    }
+    print!("{out}");
+    let _ = std::io::stdout().flush();
+
+    let worst = reports.iter().filter_map(|r| r.stats.summary().max()).max();
+    let failed = config
+        .fail_above_us
+        .is_some_and(|limit| worst.is_some_and(|w| w > (limit as i64) * 1000));
+    let code = u8::from(failed);
+    if let Some(path) = &config.json {
+        let facts = json_out::RunFacts {
+            cmdline: args_line(args, as_cyclictest),
+            start_unix,
+            end_unix,
+            return_code: i32::from(code),
+            nanoseconds,
+            config: config_json(config, plan),
+            break_tid: (break_tid != 0).then_some(break_tid),
+            lost_samples: lost,
+        };
+        let doc = json_out::document(&facts, reports);
+        write_atomically(path, doc.as_bytes())
+            .map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    if failed {
+        eprintln!(
+            "worst latency {} µs is above --fail-above {} µs",
+            worst.unwrap_or(0) / 1000,
+            config.fail_above_us.unwrap_or(0)
+        );
+    }
+    Ok(ExitCode::from(code))
+}
+
+fn final_figures(r: &ThreadReport) -> LiveFigures {
+    let s = r.stats.summary();
+    LiveFigures {
+        cycles: s.count(),
+        min_ns: s.min().unwrap_or(0),
+        act_ns: r.last_ns,
+        max_ns: s.max().unwrap_or(0),
+        sum_ns: s.sum() as i64,
+        overruns: r.overruns,
+    }
+}
+
+fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -> Vec<MeasurePlan> {
+    let unit_ns: u64 = if config.unit == Unit::Ns { 1 } else { 1000 };
+    plan.threads
+        .iter()
+        .map(|t| MeasurePlan {
+            index: t.index as usize,
+            cpu: Some(t.cpu),
+            policy,
+            priority: i32::from(t.priority),
+            interval_ns: t.interval_us * 1000,
+            loops: (config.loops > 0).then_some(config.loops),
+            break_above_ns: config.breaktrace.map(|b| (b * unit_ns) as i64),
+            timer: match config.timer {
+                Timer::Absolute => TimerKind::Absolute,
+                Timer::Relative => TimerKind::Relative,
+                Timer::Nanosleep => TimerKind::NanoSleep,
+                Timer::Posix => TimerKind::PosixTimer,
+                Timer::Timerfd => TimerKind::TimerFd,
+            },
+            clock: match config.clock {
+                Clock::Monotonic => ClockId::Monotonic,
+                Clock::Realtime => ClockId::Realtime,
+            },
+            linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
+            aligned_offset_ns: match config.align {
+                Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),
+                Some(Align::SecAligned { offset_us }) => Some(offset_us * 1000),
+                None => None,
+            },
+            prefault_stack: STACK_PREFAULT,
+        })
+        .collect()
+}
+
+/// The common start for aligned starts: now, or the next full second with `--secaligned`.
+fn epoch(config: &RunConfig) -> u64 {
+    let clock = PosixClock::new(match config.clock {
+        Clock::Monotonic => ClockId::Monotonic,
+        Clock::Realtime => ClockId::Realtime,
+    });
+    let now = clock.now_ns().unwrap_or(0);
+    match config.align {
+        Some(Align::SecAligned { .. }) => (now / 1_000_000_000 + 1) * 1_000_000_000,
+        _ => now,
+    }
+}
+
+fn linux_policy(p: Policy) -> rtlat_linux::Policy {
+    match p {
+        Policy::Other => rtlat_linux::Policy::Other,
+        Policy::Batch => rtlat_linux::Policy::Batch,
+        Policy::Idle => rtlat_linux::Policy::Idle,
+        Policy::Fifo => rtlat_linux::Policy::Fifo,
+        Policy::RoundRobin => rtlat_linux::Policy::RoundRobin,
+    }
+}
+
+/// cyclictest's policy text: `fifo`, or `other/other` when the threads run SCHED_OTHER.
+fn policy_text(config: &RunConfig) -> String {
+    let p = config.policy();
+    if p.is_realtime() {
+        p.short_name().to_string()
+    } else {
+        format!("{}/other", p.short_name())
+    }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.trim_end().to_string())
+        .unwrap_or_default()
+}
+
+fn available_cpus() -> Result<CpuSet, String> {
+    let online = CpuSet::online(std::path::Path::new("/")).map_err(|e| e.to_string())?;
+    let allowed = rtlat_linux::affinity().map_err(|e| e.to_string())?;
+    let allowed = CpuSet::from_cpus(allowed).map_err(|e| e.to_string())?;
+    Ok(online.intersection(&allowed))
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn args_line(args: &[String], as_cyclictest: bool) -> String {
+    let program = if as_cyclictest {
+        "cyclictest"
+    } else {
+        "rtlat run"
+    };
+    std::iter::once(program.to_string())
+        .chain(args.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn config_json(config: &RunConfig, plan: &Plan) -> serde_json::Value {
+    json!({
+        "threads": plan.threads.iter().map(|t| json!({
+            "index": t.index, "cpu": t.cpu, "policy": t.policy.sched_name(),
+            "priority": t.priority, "interval_us": t.interval_us,
+        })).collect::<Vec<_>>(),
+        "loops": config.loops,
+        "duration_s": config.duration.map(|d| d.as_secs_f64()),
+        "timer": config.timer.name(),
+        "clock": match config.clock { Clock::Monotonic => "CLOCK_MONOTONIC", Clock::Realtime => "CLOCK_REALTIME" },
+        "mlockall": config.mlockall,
+        "cpu_dma_latency_us": config.dma_latency_us(),
+        "histogram_buckets": config.histogram.map(|h| h.buckets),
+        "unit": if config.unit == Unit::Ns { "ns" } else { "us" },
+        "breaktrace": config.breaktrace,
+        "fail_above_us": config.fail_above_us,
+    })
+}

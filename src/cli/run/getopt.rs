@@ -1,0 +1,386 @@
+//! A small `getopt_long` work-alike: the command-line grammar cyclictest users type.
+//!
+//! What it reproduces from glibc's `getopt_long` (and from cyclictest's own handling of its
+//! optional arguments):
+//!
+//! - short options bundle (`-mq`), and a short option's value may be attached (`-i500`) or be
+//!   the next word (`-i 500`); a required value is taken from the next word even when that word
+//!   starts with `-` (`-i -5` gives `-i` the value `-5`);
+//! - long options take `--name=value` or `--name value` (required values), and may be
+//!   abbreviated to any unambiguous prefix (`--dist 0`); an exact name always wins;
+//! - an option with an *optional* value (`-t`, `-a`, `-A`, `--secaligned`) takes an attached
+//!   value (`-t5`, `--threads=5`), and — as cyclictest does by peeking at the next word — a
+//!   following word that looks like a value (a number for `-t`, a CPU list for `-a`);
+//! - `--` ends the options.
+//!
+//! Where it differs: a word that is not an option is refused (getopt would skip it and
+//! cyclictest ignores it), and options marked not abbreviable (rtlat's own) need their full
+//! name, so that `rtlat run` abbreviates exactly as cyclictest does.
+
+use super::options::UsageError;
+
+/// Whether an option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HasArg {
+    /// A flag.
+    No,
+    /// Always a value: attached, after `=`, or the next word.
+    Required,
+    /// An optional value: attached, after `=`, or a next word of the given shape.
+    Optional(Peek),
+}
+
+/// Which next words an optional value takes when it is not attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peek {
+    /// A word starting with a digit, or a sign then a digit (`5`, `0`, `-1`).
+    Number,
+    /// A number as above, or a word starting with `!`, `+` or `a` (a CPU list, `all`).
+    CpuList,
+}
+
+/// One option of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec<Id> {
+    /// What the caller matches on.
+    pub id: Id,
+    /// The short letter, if any.
+    pub short: Option<char>,
+    /// The long name, if any.
+    pub long: Option<&'static str>,
+    /// Whether it takes a value.
+    pub has_arg: HasArg,
+    /// Whether a prefix of the long name selects it.
+    pub abbreviable: bool,
+}
+
+impl<Id> Spec<Id> {
+    /// The option's name for messages: `-i/--interval`, `-S`, `--json`.
+    pub fn name(&self) -> String {
+        match (self.short, self.long) {
+            (Some(s), Some(l)) => format!("-{s}/--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, Some(l)) => format!("--{l}"),
+            (None, None) => String::from("(unnamed option)"),
+        }
+    }
+}
+
+/// One option found on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found<Id> {
+    /// Which option.
+    pub id: Id,
+    /// Its value, if it took one.
+    pub value: Option<String>,
+}
+
+/// A value-less description of a missing value, filled in by the caller (it knows what each
+/// option expects).
+pub trait Describe<Id> {
+    /// What the option's value should be, for "needs a value" messages.
+    fn expected(&self, id: Id) -> String;
+}
+
+/// Splits `args` (without the program name) into options and their values.
+pub fn scan<Id: Copy>(
+    args: &[String],
+    specs: &[Spec<Id>],
+    describe: &dyn Describe<Id>,
+) -> Result<Vec<Found<Id>>, UsageError> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if arg == "--" {
+            if let Some(stray) = args.get(i) {
+                return Err(UsageError::StrayArgument {
+                    argument: stray.clone(),
+                });
+            }
+            break;
+        }
+        if let Some(body) = arg.strip_prefix("--") {
+            let (name, attached) = match body.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_owned())),
+                None => (body, None),
+            };
+            let spec = find_long(specs, name)?;
+            let value = match (spec.has_arg, attached) {
+                (HasArg::No, Some(_)) => {
+                    return Err(UsageError::UnexpectedValue {
+                        option: format!("--{}", spec.long.unwrap_or(name)),
+                        given: arg.clone(),
+                    });
+                }
+                (HasArg::No, None) => None,
+                (_, Some(value)) => Some(value),
+                (HasArg::Required, None) => {
+                    let Some(next) = args.get(i) else {
+                        return Err(missing(spec, describe));
+                    };
+                    i += 1;
+                    Some(next.clone())
+                }
+                (HasArg::Optional(peek), None) => take_peeked(args, &mut i, peek),
+            };
+            found.push(Found { id: spec.id, value });
+            continue;
+        }
+        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            return Err(UsageError::StrayArgument {
+                argument: arg.clone(),
+            });
+        };
+        for (at, letter) in cluster.char_indices() {
+            let Some(spec) = specs.iter().find(|s| s.short == Some(letter)) else {
+                return Err(UsageError::UnknownOption {
+                    option: format!("-{letter}"),
+                });
+            };
+            let rest = &cluster[at + letter.len_utf8()..];
+            match spec.has_arg {
+                HasArg::No => found.push(Found {
+                    id: spec.id,
+                    value: None,
+                }),
+                HasArg::Required => {
+                    let value = if !rest.is_empty() {
+                        rest.to_owned()
+                    } else if let Some(next) = args.get(i) {
+                        i += 1;
+                        next.clone()
+                    } else {
+                        return Err(missing(spec, describe));
+                    };
+                    found.push(Found {
+                        id: spec.id,
+                        value: Some(value),
+                    });
+                    break;
+                }
+                HasArg::Optional(peek) => {
+                    let value = if rest.is_empty() {
+                        take_peeked(args, &mut i, peek)
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    found.push(Found { id: spec.id, value });
+                    break;
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn missing<Id: Copy>(spec: &Spec<Id>, describe: &dyn Describe<Id>) -> UsageError {
+    UsageError::MissingValue {
+        option: spec.name(),
+        expected: describe.expected(spec.id),
+    }
+}
+
+/// Takes the next word as an optional value if it has the shape `peek` asks for.
+fn take_peeked(args: &[String], i: &mut usize, peek: Peek) -> Option<String> {
+    let next = args.get(*i)?;
+    let mut chars = next.chars();
+    let first = chars.next()?;
+    let numeric = first.is_ascii_digit()
+        || (matches!(first, '-' | '+') && chars.next().is_some_and(|c| c.is_ascii_digit()));
+    let takes = match peek {
+        Peek::Number => numeric,
+        Peek::CpuList => numeric || matches!(first, '!' | '+' | 'a'),
+    };
+    if takes {
+        *i += 1;
+        Some(next.clone())
+    } else {
+        None
+    }
+}
+
+/// Finds a long option by exact name, else by unambiguous prefix among abbreviable ones.
+fn find_long<'a, Id>(specs: &'a [Spec<Id>], name: &str) -> Result<&'a Spec<Id>, UsageError> {
+    if let Some(spec) = specs.iter().find(|s| s.long == Some(name)) {
+        return Ok(spec);
+    }
+    let unknown = || UsageError::UnknownOption {
+        option: format!("--{name}"),
+    };
+    if name.is_empty() {
+        return Err(unknown());
+    }
+    let mut candidates = specs
+        .iter()
+        .filter(|s| s.abbreviable && s.long.is_some_and(|l| l.starts_with(name)));
+    match (candidates.next(), candidates.next()) {
+        (None, _) => Err(unknown()),
+        (Some(spec), None) => Ok(spec),
+        (Some(first), Some(second)) => {
+            let all = [first, second]
+                .into_iter()
+                .chain(candidates)
+                .filter_map(|s| s.long.map(|l| format!("--{l}")))
+                .collect();
+            Err(UsageError::AmbiguousOption {
+                option: format!("--{name}"),
+                candidates: all,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum T {
+        Flag,
+        Req,
+        Opt,
+        Cpus,
+        Reqlong,
+        Own,
+    }
+
+    const SPECS: &[Spec<T>] = &[
+        Spec {
+            id: T::Flag,
+            short: Some('m'),
+            long: Some("mlockall"),
+            has_arg: HasArg::No,
+            abbreviable: true,
+        },
+        Spec {
+            id: T::Req,
+            short: Some('i'),
+            long: Some("interval"),
+            has_arg: HasArg::Required,
+            abbreviable: true,
+        },
+        Spec {
+            id: T::Opt,
+            short: Some('t'),
+            long: Some("threads"),
+            has_arg: HasArg::Optional(Peek::Number),
+            abbreviable: true,
+        },
+        Spec {
+            id: T::Cpus,
+            short: Some('a'),
+            long: Some("affinity"),
+            has_arg: HasArg::Optional(Peek::CpuList),
+            abbreviable: true,
+        },
+        Spec {
+            id: T::Reqlong,
+            short: None,
+            long: Some("intervention"),
+            has_arg: HasArg::Required,
+            abbreviable: true,
+        },
+        Spec {
+            id: T::Own,
+            short: None,
+            long: Some("mlockown"),
+            has_arg: HasArg::No,
+            abbreviable: false,
+        },
+    ];
+
+    struct Expect;
+    impl Describe<T> for Expect {
+        fn expected(&self, _: T) -> String {
+            "something".into()
+        }
+    }
+
+    fn run(words: &[&str]) -> Result<Vec<(T, Option<String>)>, UsageError> {
+        let args: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        scan(&args, SPECS, &Expect).map(|v| v.into_iter().map(|f| (f.id, f.value)).collect())
+    }
+
+    fn v(s: &str) -> Option<String> {
+        Some(s.to_owned())
+    }
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(run(&["-m"]).unwrap(), [(T::Flag, None)]);
+        assert_eq!(
+            run(&["-mi500"]).unwrap(),
+            [(T::Flag, None), (T::Req, v("500"))]
+        );
+        assert_eq!(
+            run(&["-mi", "500"]).unwrap(),
+            [(T::Flag, None), (T::Req, v("500"))]
+        );
+        assert_eq!(run(&["-i", "-5"]).unwrap(), [(T::Req, v("-5"))]);
+        assert_eq!(run(&["-t5"]).unwrap(), [(T::Opt, v("5"))]);
+        assert_eq!(run(&["-t", "5"]).unwrap(), [(T::Opt, v("5"))]);
+        assert_eq!(
+            run(&["-t", "-m"]).unwrap(),
+            [(T::Opt, None), (T::Flag, None)]
+        );
+        assert_eq!(run(&["-t", "-1"]).unwrap(), [(T::Opt, v("-1"))]);
+        assert_eq!(run(&["-mt"]).unwrap(), [(T::Flag, None), (T::Opt, None)]);
+        assert_eq!(run(&["-a", "!0"]).unwrap(), [(T::Cpus, v("!0"))]);
+        assert_eq!(run(&["-a", "all"]).unwrap(), [(T::Cpus, v("all"))]);
+        assert_eq!(
+            run(&["-a", "-t"]).unwrap(),
+            [(T::Cpus, None), (T::Opt, None)]
+        );
+        assert_eq!(
+            run(&["-t", "all"]),
+            Err(UsageError::StrayArgument {
+                argument: "all".into()
+            })
+        );
+    }
+
+    #[test]
+    fn long_forms() {
+        assert_eq!(run(&["--interval=5"]).unwrap(), [(T::Req, v("5"))]);
+        assert_eq!(run(&["--interval", "5"]).unwrap(), [(T::Req, v("5"))]);
+        assert_eq!(run(&["--interval="]).unwrap(), [(T::Req, v(""))]);
+        assert_eq!(run(&["--threads", "3"]).unwrap(), [(T::Opt, v("3"))]);
+        assert_eq!(run(&["--threads=3"]).unwrap(), [(T::Opt, v("3"))]);
+        assert_eq!(run(&["--thr"]).unwrap(), [(T::Opt, None)]);
+        assert_eq!(run(&["--mlock"]).unwrap(), [(T::Flag, None)]);
+        assert_eq!(run(&["--mlockown"]).unwrap(), [(T::Own, None)]);
+        assert_eq!(
+            run(&["--interval"]).unwrap_err().to_string(),
+            "option -i/--interval needs a value: expected something"
+        );
+        assert!(matches!(
+            run(&["--inter=4"]),
+            Err(UsageError::AmbiguousOption { .. })
+        ));
+        assert!(matches!(
+            run(&["--mlockall=1"]),
+            Err(UsageError::UnexpectedValue { .. })
+        ));
+        assert!(matches!(
+            run(&["--nope"]),
+            Err(UsageError::UnknownOption { .. })
+        ));
+        assert!(matches!(run(&["--"]), Ok(v) if v.is_empty()));
+        assert!(matches!(
+            run(&["--", "x"]),
+            Err(UsageError::StrayArgument { .. })
+        ));
+        assert!(matches!(run(&["-"]), Err(UsageError::StrayArgument { .. })));
+        assert!(matches!(run(&[""]), Err(UsageError::StrayArgument { .. })));
+        assert!(matches!(run(&["-i"]), Err(UsageError::MissingValue { .. })));
+        assert!(matches!(
+            run(&["-é"]),
+            Err(UsageError::UnknownOption { .. })
+        ));
+        assert!(matches!(
+            run(&["--="]),
+            Err(UsageError::UnknownOption { .. })
+        ));
+    }
+}

@@ -1,0 +1,537 @@
+use super::*;
+
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_owned).collect()
+}
+
+fn run(line: &str) -> RunConfig {
+    match parse(&words(line), false) {
+        Ok(Parsed::Run(config)) => config,
+        other => panic!("`{line}` gave {other:?}"),
+    }
+}
+
+fn error(line: &str) -> String {
+    match parse(&words(line), false) {
+        Err(err) => err.to_string(),
+        Ok(other) => panic!("`{line}` was accepted: {other:?}"),
+    }
+}
+
+fn cpus(list: &str) -> CpuSet {
+    CpuSet::parse(list).unwrap()
+}
+
+fn plan(line: &str, available: &str) -> Plan {
+    run(line)
+        .plan(&cpus(available))
+        .unwrap_or_else(|err| panic!("`{line}`: {err}"))
+}
+
+fn plan_error(line: &str, available: &str) -> String {
+    match run(line).plan(&cpus(available)) {
+        Err(err) => err.to_string(),
+        Ok(plan) => panic!("`{line}` was planned: {plan:?}"),
+    }
+}
+
+/// (cpu, priority, interval) of each thread.
+fn layout(plan: &Plan) -> Vec<(usize, u8, u64)> {
+    plan.threads
+        .iter()
+        .map(|t| (t.cpu, t.priority, t.interval_us))
+        .collect()
+}
+
+#[test]
+fn every_option_has_one_table_entry() {
+    let mut seen = std::collections::HashSet::new();
+    for spec in SPECS {
+        assert!(seen.insert(format!("{:?}", spec.id)), "{:?} twice", spec.id);
+        assert_eq!(spec_of(spec.id).long, spec.long);
+    }
+    let shorts: Vec<char> = SPECS.iter().filter_map(|s| s.short).collect();
+    let mut unique = shorts.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(shorts.len(), unique.len());
+}
+
+#[test]
+fn defaults_are_cyclictests() {
+    let config = run("");
+    assert_eq!(config, RunConfig::default());
+    assert_eq!(config.threads, Threads::Count(1));
+    assert_eq!(config.interval_us, 1000);
+    assert_eq!(config.distance_us(), 500);
+    assert_eq!(config.loops, 0);
+    assert_eq!(config.duration, None);
+    assert_eq!(config.policy(), Policy::Other);
+    assert_eq!(config.timer, Timer::Absolute);
+    assert_eq!(config.clock, Clock::Monotonic);
+    assert_eq!(config.unit, Unit::Us);
+    assert_eq!(config.dma_latency_us(), Some(0));
+    assert_eq!(config.spike_nodes, 1024);
+    let plan = plan("", "0-3");
+    assert_eq!(layout(&plan), [(0, 0, 1000)]);
+    assert_eq!(plan.threads[0].policy, Policy::Other);
+    assert!(plan.notices.is_empty());
+}
+
+#[test]
+fn smp_run_with_histogram_as_in_the_brief() {
+    let config = run("-m -S -p 80 -i 500 -l 4000 -q -h 400");
+    assert!(config.mlockall && config.quiet && config.smp);
+    assert_eq!(config.loops, 4000);
+    assert_eq!(
+        config.histogram,
+        Some(Histogram {
+            buckets: 400,
+            with_total: false
+        })
+    );
+    assert_eq!(config.distance_us(), 0);
+    let plan = config.plan(&cpus("0-1")).unwrap();
+    assert_eq!(layout(&plan), [(0, 80, 500), (1, 80, 500)]);
+    assert!(plan.threads.iter().all(|t| t.policy == Policy::Fifo));
+    assert_eq!(
+        plan.threads.iter().map(|t| t.index).collect::<Vec<_>>(),
+        [0, 1]
+    );
+}
+
+#[test]
+fn intervals_grow_by_the_distance() {
+    assert_eq!(
+        layout(&plan("-t 2 -i 1000", "0-1")),
+        [(0, 0, 1000), (1, 0, 1500)]
+    );
+    assert_eq!(
+        layout(&plan("-t3 -i100 -d10", "0-1")),
+        [(0, 0, 100), (1, 0, 110), (0, 0, 120)]
+    );
+    assert_eq!(
+        layout(&plan("-t 2 -d 0", "0-1")),
+        [(0, 0, 1000), (1, 0, 1000)]
+    );
+    // cyclictest 2.40 keeps the distance with -S (only -h/-H force 0).
+    assert_eq!(layout(&plan("-S", "0-1")), [(0, 0, 1000), (1, 0, 1500)]);
+    assert_eq!(
+        layout(&plan("-t 2 -H 100", "0-1")),
+        [(0, 0, 1000), (1, 0, 1000)]
+    );
+}
+
+#[test]
+fn priospread_counts_down() {
+    assert_eq!(
+        layout(&plan("-t 3 -p 80 --priospread", "0-3")),
+        [(0, 80, 1000), (1, 79, 1500), (2, 78, 2000)]
+    );
+    // -S does not stop it (as in cyclictest 2.40).
+    assert_eq!(
+        layout(&plan("-S -p 80 --priospread", "0-1")),
+        [(0, 80, 1000), (1, 79, 1500)]
+    );
+    // Without -p: threads + 1, counted down, with a notice; as cyclictest.
+    let spread = plan("-t 3 --priospread", "0-3");
+    assert_eq!(
+        spread
+            .threads
+            .iter()
+            .map(|t| t.priority)
+            .collect::<Vec<_>>(),
+        [4, 3, 2]
+    );
+    assert_eq!(spread.threads[0].policy, Policy::Fifo);
+    assert_eq!(spread.notices.len(), 1);
+    assert!(
+        spread.notices[0].contains("priority 4"),
+        "{:?}",
+        spread.notices
+    );
+    assert_eq!(
+        layout(&plan("-t 2 -p 2 --priospread -d 0", "0-1")),
+        [(0, 2, 1000), (1, 1, 1000)]
+    );
+}
+
+#[test]
+fn priospread_below_one_is_refused() {
+    let message = plan_error("-t 2 -p 1 --priospread", "0-1");
+    assert!(
+        message.starts_with("--priospread conflicts with -p 1 and 2 threads"),
+        "{message}"
+    );
+    assert!(message.contains("use -p 2 or more"), "{message}");
+}
+
+#[test]
+fn policies_and_priorities() {
+    let rr = plan("--policy rr -p 10 -t 2", "0-1");
+    assert!(
+        rr.threads
+            .iter()
+            .all(|t| t.policy == Policy::RoundRobin && t.priority == 10)
+    );
+    let fifo = plan("--policy fifo -t 2", "0-1");
+    assert_eq!(layout(&fifo), [(0, 3, 1000), (1, 3, 1500)]);
+    assert_eq!(fifo.notices.len(), 1);
+    let batch = plan("--policy batch", "0");
+    assert_eq!(
+        (batch.threads[0].policy, batch.threads[0].priority),
+        (Policy::Batch, 0)
+    );
+    assert_eq!(run("--policy=NORMAL").policy(), Policy::Other);
+    assert_eq!(run("-p 0 --policy other").priority, Some(0));
+    assert_eq!(run("--policy idle -p 0").policy(), Policy::Idle);
+    assert_eq!(run("-p 99").policy(), Policy::Fifo);
+    assert_eq!(run("-p 1 --policy rr").policy(), Policy::RoundRobin);
+    let message = plan_error("--policy fifo -t 99", "0");
+    assert!(
+        message.contains("--policy fifo") && message.contains("give -p"),
+        "{message}"
+    );
+}
+
+#[test]
+fn affinity_round_robin() {
+    // The help text's example: -a 3-5,0 -t 5 runs threads on 0, 3, 4, 5, 0.
+    let cpus_of = |plan: &Plan| plan.threads.iter().map(|t| t.cpu).collect::<Vec<_>>();
+    assert_eq!(cpus_of(&plan("-a 3-5,0 -t 5", "0-7")), [0, 3, 4, 5, 0]);
+    assert_eq!(cpus_of(&plan("-a 2 -t 3", "0-3")), [2, 2, 2]);
+    assert_eq!(cpus_of(&plan("-t 3", "0-1")), [0, 1, 0]);
+    assert_eq!(cpus_of(&plan("-t 3 -a", "2-3")), [2, 3, 2]);
+    // Bare -t: one per CPU of the -a set, else per available CPU, in either order.
+    assert_eq!(cpus_of(&plan("-t -a 1-2", "0-3")), [1, 2]);
+    assert_eq!(cpus_of(&plan("-a 1-2 -t", "0-3")), [1, 2]);
+    assert_eq!(cpus_of(&plan("-t", "0-3")), [0, 1, 2, 3]);
+    assert_eq!(cpus_of(&plan("-a -t", "1,3")), [1, 3]);
+    assert_eq!(cpus_of(&plan("-S", "0,2,5")), [0, 2, 5]);
+    assert_eq!(cpus_of(&plan("-S -t -a", "0-1")), [0, 1]);
+    // libnuma's forms.
+    assert_eq!(cpus_of(&plan("-t -a all", "0-2")), [0, 1, 2]);
+    assert_eq!(cpus_of(&plan("-t -a !0", "0-2")), [1, 2]);
+    assert_eq!(cpus_of(&plan("-t -a +1", "4-6")), [5]);
+    assert_eq!(cpus_of(&plan("-t --affinity=0-7:2", "0-7")), [0, 2, 4, 6]);
+    assert_eq!(
+        plan("--mainaffinity 1", "0-1").main_affinity,
+        Some(cpus("1"))
+    );
+}
+
+#[test]
+fn unavailable_cpus_are_refused_naming_the_available_ones() {
+    assert_eq!(
+        plan_error("-a 5", "0-1"),
+        "invalid value '5' for -a/--affinity: CPU 5 is not online or not allowed for this process (available CPUs: 0-1)"
+    );
+    assert!(plan_error("-a 1-3", "0-1").contains("CPU 2-3 is not online"));
+    assert!(plan_error("--mainaffinity 4", "0-3").contains("--mainaffinity"));
+    assert!(plan_error("-a !0-1", "0-1").contains("leaves no CPU"));
+    assert!(plan_error("-a +2", "0-1").contains("position 2 is past the 2 available CPUs"));
+    assert_eq!(run("").plan(&CpuSet::new()), Err(UsageError::NoCpus));
+}
+
+#[test]
+fn last_thread_interval_must_fit() {
+    let message = plan_error("-t 3 -i 3599999999 -d 1", "0");
+    assert!(message.contains("-d 1 and 3 threads"), "{message}");
+    assert_eq!(
+        layout(&plan("-t 2 -i 3599999999 -d 1", "0"))[1].2,
+        3_600_000_000
+    );
+}
+
+#[test]
+fn durations() {
+    assert_eq!(run("-D 5m").duration, Some(Duration::from_secs(300)));
+    assert_eq!(run("-D 10").duration, Some(Duration::from_secs(10)));
+    assert_eq!(run("-D10s").duration, Some(Duration::from_secs(10)));
+    assert_eq!(
+        run("--duration=2h").duration,
+        Some(Duration::from_secs(7200))
+    );
+    assert_eq!(
+        run("--duration 1d").duration,
+        Some(Duration::from_secs(86400))
+    );
+    assert_eq!(run("-D 0").duration, None);
+}
+
+#[test]
+fn spellings_are_equivalent() {
+    let same = [
+        ("--json=x.json", "--json x.json"),
+        ("-t5", "-t 5"),
+        ("-t5", "--threads=5"),
+        ("-t 5", "--threads 5"),
+        ("-t 5", "--thr 5"),
+        ("-mq", "-m -q"),
+        ("-mqi500", "-m -q -i 500"),
+        ("-i500", "--interval=500"),
+        ("-i 500", "--int 500"),
+        ("-a1", "-a 1"),
+        ("-a 1", "--affinity=1"),
+        ("-a 1", "--affinity 1"),
+        ("-A 50", "--aligned=50"),
+        ("-A50", "--aligned 50"),
+        ("--secaligned 5", "--secaligned=5"),
+        ("-S", "--smp"),
+        ("-N", "--nsecs"),
+        ("-N", "--unit ns"),
+        ("-h 40", "--histogram=40"),
+        ("-H 40", "--histofall 40"),
+        ("-b 5", "--breaktrace=5"),
+        ("-c 1", "--clock=1"),
+        ("-d 0", "--distance 0"),
+        ("-l 9", "--loops=9"),
+        ("-p 9", "--priority 9"),
+        ("-p 9", "--prior=9"),
+        ("-r", "--relative"),
+        ("-r", "--timer rel"),
+        ("-s", "--system"),
+        ("-s", "--timer nanosleep"),
+        ("-s -r", "--timer nanosleep"),
+        ("-x", "--posix_timers"),
+        ("-x", "--timer posix"),
+        ("-x --timer posix", "-x"),
+        ("-v -u -M", "--verbose --unbuffered --refresh_on_max"),
+        ("-m", "--mlockall"),
+        ("-m", "--ml"),
+        ("-q", "--quiet"),
+        ("--laptop", "--lap"),
+        ("-i 1 -i 2", "-i 2"),
+        ("-t 4 -t", "-t"),
+        ("-h 10 -H 20", "-H 20"),
+        ("-t -- ", "-t"),
+    ];
+    for (a, b) in same {
+        assert_eq!(run(a), run(b), "`{a}` vs `{b}`");
+    }
+    assert_eq!(run("--json=x.json").json, Some(PathBuf::from("x.json")));
+}
+
+#[test]
+fn values_land_in_their_fields() {
+    let config = run(
+        "-b 50 --tracemark --latency 10 -c 1 -A 20 --mainaffinity 0 --spike 30 --spike-nodes 9 \
+         -v -u -M --histfile h.txt -h 5 --fail-above 100 --timer timerfd -N -D 1h -l 7",
+    );
+    assert_eq!(config.breaktrace, Some(50));
+    assert!(config.tracemark && config.verbose && config.unbuffered && config.refresh_on_max);
+    assert_eq!(config.latency_target_us, Some(10));
+    assert_eq!(config.dma_latency_us(), Some(10));
+    assert_eq!(config.clock, Clock::Realtime);
+    assert_eq!(config.align, Some(Align::Aligned { offset_us: 20 }));
+    assert_eq!(config.main_affinity, Some(CpuSpec::List(cpus("0"))));
+    assert_eq!((config.spike, config.spike_nodes), (Some(30), 9));
+    assert_eq!(config.histfile, Some(PathBuf::from("h.txt")));
+    assert_eq!(config.fail_above_us, Some(100));
+    assert_eq!(config.timer, Timer::Timerfd);
+    assert_eq!(config.unit, Unit::Ns);
+    assert_eq!(config.duration, Some(Duration::from_secs(3600)));
+    assert_eq!(config.loops, 7);
+    assert_eq!(
+        run("--secaligned").align,
+        Some(Align::SecAligned { offset_us: 0 })
+    );
+    assert_eq!(run("-A").align, Some(Align::Aligned { offset_us: 0 }));
+    assert_eq!(run("--laptop").dma_latency_us(), None);
+    assert_eq!(run("--default-system").dma_latency_us(), None);
+    assert!(run("--smi").smi || !cfg!(target_arch = "x86_64"));
+}
+
+#[test]
+fn help() {
+    assert_eq!(parse(&words("--help"), false), Ok(Parsed::Help));
+    assert_eq!(parse(&words("-?"), true), Ok(Parsed::Help));
+    assert_eq!(parse(&words("-m -i 0 --help"), false), Ok(Parsed::Help));
+    assert_eq!(parse(&words("--he"), false), Ok(Parsed::Help));
+}
+
+#[test]
+fn rtlat_options_are_refused_under_the_cyclictest_name() {
+    for line in ["--fail-above 5", "--unit ns", "--timer abs"] {
+        let err = parse(&words(line), true).unwrap_err();
+        assert!(matches!(err, UsageError::RtlatOnly { .. }), "{line}: {err}");
+        let option = line.split(' ').next().unwrap();
+        assert!(err.to_string().starts_with(option), "{err}");
+    }
+    // And cyclictest's own options work as usual under that name.
+    let Ok(Parsed::Run(config)) = parse(&words("-t 2 -p 80 -q"), true) else {
+        panic!()
+    };
+    assert!(config.invoked_as_cyclictest);
+}
+
+/// Invalid invocations: the exact error line, which must name the option.
+#[test]
+fn invalid_invocations() {
+    #[rustfmt::skip]
+    let table: &[(&str, &str, &str)] = &[
+        ("-i 0", "-i/--interval", "invalid value '0' for -i/--interval: expected an interval of 1 to 3600000000 µs"),
+        ("-i -5", "-i/--interval", "invalid value '-5' for -i/--interval: expected an interval of 1 to 3600000000 µs"),
+        ("-i 1000x", "-i/--interval", "invalid value '1000x' for -i/--interval: expected an interval of 1 to 3600000000 µs"),
+        ("--interval=", "-i/--interval", "invalid value '' for -i/--interval: expected an interval of 1 to 3600000000 µs"),
+        ("-i 99999999999999999999", "-i/--interval", "invalid value '99999999999999999999' for -i/--interval: expected an interval of 1 to 3600000000 µs"),
+        ("-i", "-i/--interval", "option -i/--interval needs a value: expected an interval of 1 to 3600000000 µs"),
+        ("-p 100", "-p/--priority", "invalid value '100' for -p/--priority: expected a priority of 1 to 99 for SCHED_FIFO"),
+        ("-p 100 --policy rr", "-p/--priority", "invalid value '100' for -p/--priority: expected a priority of 1 to 99 for SCHED_RR"),
+        ("-p 0", "-p/--priority", "invalid value '0' for -p/--priority: expected a priority of 1 to 99 for SCHED_FIFO"),
+        ("-p -1", "-p/--priority", "invalid value '-1' for -p/--priority: expected a priority of 1 to 99 for SCHED_FIFO"),
+        ("-p 80 --policy other", "-p/--priority", "-p/--priority 80 conflicts with --policy other: SCHED_OTHER has no real-time priority; use --policy fifo or rr, or drop -p"),
+        ("--priospread --policy batch", "--priospread", "--priospread conflicts with --policy batch: SCHED_BATCH has no real-time priorities to spread; use --policy fifo or rr"),
+        ("--policy deadline", "--policy", "invalid value 'deadline' for --policy: expected one of other, normal, batch, idle, fifo, rr"),
+        ("--policy fifo2", "--policy", "invalid value 'fifo2' for --policy: expected one of other, normal, batch, idle, fifo, rr"),
+        ("-t 0", "-t/--threads", "invalid value '0' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
+        ("-t -1", "-t/--threads", "invalid value '-1' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
+        ("-t 9000", "-t/--threads", "invalid value '9000' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
+        ("-t 2x", "-t/--threads", "invalid value '2x' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
+        ("-a x", "unexpected argument", "unexpected argument 'x': every setting is an option (e.g. -t 4, not 4; --help lists them)"),
+        ("-a 5-3", "-a/--affinity", "invalid value '5-3' for -a/--affinity: the CPU range 5-3 is reversed: write it as 3-5"),
+        ("-a 0,,1", "-a/--affinity", "invalid value '0,,1' for -a/--affinity: the CPU list has an empty element (two commas in a row, or a comma at an end): expected comma-separated CPU numbers or ranges (N, A-B, A-B:STRIDE or A-B:USED/GROUP), e.g. 0-3,5"),
+        ("--affinity=abc", "-a/--affinity", "invalid value 'abc' for -a/--affinity: 'abc' is not a CPU number or range: expected comma-separated CPU numbers or ranges (N, A-B, A-B:STRIDE or A-B:USED/GROUP), e.g. 0-3,5"),
+        ("-a 9999", "-a/--affinity", "invalid value '9999' for -a/--affinity: CPU 9999 is too large: CPU numbers go from 0 to 8191"),
+        ("--mainaffinity", "--mainaffinity", "option --mainaffinity needs a value: expected a CPU list such as 0-3,5 (or all, !LIST, +LIST)"),
+        ("--mainaffinity x", "--mainaffinity", "invalid value 'x' for --mainaffinity: 'x' is not a CPU number or range: expected comma-separated CPU numbers or ranges (N, A-B, A-B:STRIDE or A-B:USED/GROUP), e.g. 0-3,5"),
+        ("-D 10x", "-D/--duration", "invalid value '10x' for -D/--duration: expected a whole number of seconds, optionally followed by s, m, h or d (e.g. 30, 10s, 5m, 2h, 1d), at most 4294967295 s"),
+        ("-D 1.5m", "-D/--duration", "invalid value '1.5m' for -D/--duration: expected a whole number of seconds, optionally followed by s, m, h or d (e.g. 30, 10s, 5m, 2h, 1d), at most 4294967295 s"),
+        ("-D 99999999999d", "-D/--duration", "invalid value '99999999999d' for -D/--duration: expected a whole number of seconds, optionally followed by s, m, h or d (e.g. 30, 10s, 5m, 2h, 1d), at most 4294967295 s"),
+        ("-D -5", "-D/--duration", "invalid value '-5' for -D/--duration: expected a whole number of seconds, optionally followed by s, m, h or d (e.g. 30, 10s, 5m, 2h, 1d), at most 4294967295 s"),
+        ("-h 0", "-h/--histogram", "invalid value '0' for -h/--histogram: expected a histogram size of 1 to 1000000 buckets (µs, or ns with -N/--unit ns)"),
+        ("-h 1000001", "-h/--histogram", "invalid value '1000001' for -h/--histogram: expected a histogram size of 1 to 1000000 buckets (µs, or ns with -N/--unit ns)"),
+        ("-H -3", "-H/--histofall", "invalid value '-3' for -H/--histofall: expected a histogram size of 1 to 1000000 buckets (µs, or ns with -N/--unit ns)"),
+        ("-h", "-h/--histogram", "option -h/--histogram needs a value: expected a histogram size of 1 to 1000000 buckets (µs, or ns with -N/--unit ns)"),
+        ("-l -1", "-l/--loops", "invalid value '-1' for -l/--loops: expected a number of loops, 0 for no limit"),
+        ("-l 18446744073709551616", "-l/--loops", "invalid value '18446744073709551616' for -l/--loops: expected a number of loops, 0 for no limit"),
+        ("-d -1", "-d/--distance", "invalid value '-1' for -d/--distance: expected a distance of 0 to 3600000000 µs"),
+        ("-c 2", "-c/--clock", "invalid value '2' for -c/--clock: expected 0 (CLOCK_MONOTONIC) or 1 (CLOCK_REALTIME)"),
+        ("-c monotonic", "-c/--clock", "invalid value 'monotonic' for -c/--clock: expected 0 (CLOCK_MONOTONIC) or 1 (CLOCK_REALTIME)"),
+        ("-b 0", "-b/--breaktrace", "invalid value '0' for -b/--breaktrace: expected a latency threshold of 1 to 3600000000 (µs, or ns with -N/--unit ns)"),
+        ("--spike=0", "--spike", "invalid value '0' for --spike: expected a latency threshold of 1 to 3600000000 (µs, or ns with -N/--unit ns)"),
+        ("--spike-nodes 5", "--spike-nodes", "--spike-nodes has no effect without --spike: add it or drop --spike-nodes"),
+        ("--spike 5 --spike-nodes 0", "--spike-nodes", "invalid value '0' for --spike-nodes: expected a number of spikes to keep, 1 to 1048576"),
+        ("--latency -1", "--latency", "invalid value '-1' for --latency: expected a PM QoS latency of 0 to 2147483647 µs"),
+        ("--latency 2147483648", "--latency", "invalid value '2147483648' for --latency: expected a PM QoS latency of 0 to 2147483647 µs"),
+        ("--latency 0 --laptop", "--latency", "--latency conflicts with --laptop: --laptop leaves /dev/cpu_dma_latency alone; drop one of them"),
+        ("--default-system --latency 5", "--latency", "--latency conflicts with --default-system: --default-system leaves /dev/cpu_dma_latency alone; drop one of them"),
+        ("-A -5", "-A/--aligned", "invalid value '-5' for -A/--aligned: expected an offset of 0 to 3600000000 µs"),
+        ("-A 5 --secaligned", "-A/--aligned", "-A/--aligned conflicts with --secaligned: a run is aligned one way; keep one of them"),
+        ("--secaligned=x", "--secaligned", "invalid value 'x' for --secaligned: expected an offset of 0 to 3600000000 µs"),
+        ("-r -x", "-r/--relative", "-r/--relative conflicts with -x/--posix_timers: a POSIX timer (-x) is periodic, so there is no relative mode to pick; keep one"),
+        ("-s -x", "-s/--system", "-s/--system conflicts with -x/--posix_timers: -s sleeps with nanosleep, -x with a POSIX timer; keep one"),
+        ("-r --timer abs", "--timer", "--timer abs conflicts with -r/--relative: -r/--relative means --timer rel; keep one"),
+        ("--timer hrtimer", "--timer", "invalid value 'hrtimer' for --timer: expected one of abs, rel, nanosleep, posix, timerfd"),
+        ("--unit ms", "--unit", "invalid value 'ms' for --unit: expected us or ns"),
+        ("-N --unit us", "-N/--nsecs", "--unit us conflicts with -N/--nsecs: -N prints nanoseconds; drop one of them"),
+        ("--fail-above=-1", "--fail-above", "invalid value '-1' for --fail-above: expected a latency of 0 to 3600000000 µs"),
+        ("--fail", "--fail", "unknown option '--fail' (--help lists the options)"),
+        ("-S -t 4", "-S/--smp", "-S/--smp conflicts with -t 4: -S runs one thread per CPU; drop -t N, or drop -S and use -t N -a"),
+        ("-a 1 -S", "-S/--smp", "-S/--smp conflicts with -a 1: -S uses every available CPU; drop -a CPUSET, or drop -S and use -t -a CPUSET"),
+        ("-h 100 -d 100", "-d 100", "-d 100 conflicts with -h/--histogram: with a histogram every thread uses the same interval (distance 0); drop -d"),
+        ("--histfile h.txt", "--histfile", "--histfile has no effect without -h/--histogram or -H/--histofall: add it or drop --histfile"),
+        ("--tracemark", "--tracemark", "--tracemark has no effect without -b/--breaktrace: add it or drop --tracemark"),
+        ("--json", "--json", "option --json needs a value: expected a file path"),
+        ("--json -q", "--json", "invalid value '-q' for --json: expected a file path, not something that looks like an option (write ./-q if that is the file)"),
+        ("--json=", "--json", "invalid value '' for --json: expected a file path"),
+        ("-n", "-n", "unknown option '-n' (--help lists the options)"),
+        ("--nanosleep", "--nanosleep", "unknown option '--nanosleep' (--help lists the options)"),
+        ("--hist=4", "--hist", "option '--hist' is ambiguous: it could be --histogram, --histofall, --histfile; type more of the name"),
+        ("--threads=", "-t/--threads", "invalid value '' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
+        ("--affinity=", "-a/--affinity", "invalid value '' for -a/--affinity: the CPU list is empty: expected comma-separated CPU numbers or ranges (N, A-B, A-B:STRIDE or A-B:USED/GROUP), e.g. 0-3,5"),
+        ("--aligned=", "-A/--aligned", "invalid value '' for -A/--aligned: expected an offset of 0 to 3600000000 µs"),
+        ("--prio=9", "--prio", "option '--prio' is ambiguous: it could be --priority, --priospread; type more of the name"),
+        ("--mlockall=1", "--mlockall", "option --mlockall takes no value, but '--mlockall=1' gives it one"),
+        ("5", "'5'", "unexpected argument '5': every setting is an option (e.g. -t 4, not 4; --help lists them)"),
+        ("-F /tmp/fifo", "-F/--fifo", "-F/--fifo is a cyclictest option that rtlat does not support: read the results with --json PATH, or send SIGUSR1 for the current status"),
+        ("-o 10", "-o/--oscope", "-o/--oscope is a cyclictest option that rtlat does not support: use -v and reduce the samples with another tool"),
+        ("-R", "-R/--resolution", "-R/--resolution is a cyclictest option that rtlat does not support: rtlat reports clock facts in `rtlat audit`"),
+        ("--deepest-idle-state=1", "--deepest-idle-state", "--deepest-idle-state is a cyclictest option that rtlat does not support: rtlat leaves idle states to the system; pin them with the kernel command line or tuned"),
+    ];
+    assert!(table.len() >= 35);
+    for (line, option, want) in table {
+        let got = error(line);
+        assert_eq!(&got, want, "`{line}`");
+        assert!(got.contains(option), "`{line}`: {got}");
+        assert!(!got.contains('\n'), "`{line}`: {got}");
+    }
+}
+
+#[test]
+fn json_path_is_checked_for_writing() {
+    let dir = std::env::temp_dir().join(format!("rtlat-options-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("out.json");
+    assert_eq!(check_writable_parent(&file, "--json"), Ok(()));
+    assert!(!file.exists(), "the probe file is removed");
+    std::fs::write(&file, "keep").unwrap();
+    assert_eq!(check_writable_parent(&file, "--json"), Ok(()));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "keep",
+        "not truncated"
+    );
+    let err = check_writable_parent(&dir.join("missing/out.json"), "--json").unwrap_err();
+    assert!(matches!(err, UsageError::NotWritable { .. }));
+    assert!(
+        err.to_string().starts_with("cannot write the --json file"),
+        "{err}"
+    );
+    let err = check_writable_parent(&dir, "--histfile").unwrap_err();
+    assert!(err.to_string().contains("is a directory"), "{err}");
+    let err = check_writable_parent(&file.join("below-a-file"), "--json").unwrap_err();
+    assert!(err.to_string().contains("not a directory"), "{err}");
+    let config = RunConfig {
+        json: Some(dir.join("nope/x.json")),
+        ..RunConfig::default()
+    };
+    assert!(config.check_output_paths().is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn never_panics_on_odd_words() {
+    let odd = [
+        "",
+        "-",
+        "--",
+        "---",
+        "-=",
+        "--=",
+        "-é",
+        "--é",
+        "-\u{0}",
+        "-t\u{e9}",
+        "-aé",
+        "-a !",
+        "-a +",
+        "-a all,1",
+        "-t 99999999999999999999999",
+        "-ttt",
+        "-a -a -a",
+        "--threads=",
+        "--affinity=",
+        "-A ",
+        "-p 1e3",
+        "-D s",
+        "-D 0x10",
+        "--policy=",
+        "--unit=",
+        "--timer=",
+        "-ca",
+        "-h 1 -Hx",
+    ];
+    let available = cpus("0-3");
+    for line in odd {
+        for cyclictest in [false, true] {
+            if let Ok(Parsed::Run(config)) = parse(&words(line), cyclictest) {
+                let _ = config.plan(&available);
+            }
+        }
+    }
+    // Whole-word oddities (words() splits on spaces).
+    for word in ["", " ", "-a ", "-t\n3", "--json=\u{0}"] {
+        let _ = parse(&[word.to_owned()], false);
+    }
+}

@@ -1,0 +1,223 @@
+//! cyclictest's text output, byte for byte: the live and `-q` `T:` lines, the `-h`/`-H`
+//! histogram with its trailer, the `-b` break lines, `-v` samples and the SIGUSR1 block.
+
+use std::fmt::Write as _;
+
+use rtlat_core::report::CyclictestLine;
+
+use super::super::live::LiveFigures;
+use super::super::report::ThreadReport;
+
+/// What the `T:` line needs besides the live figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineHeader {
+    /// Thread number.
+    pub index: usize,
+    /// Kernel thread id (0 before the thread started).
+    pub tid: i32,
+    /// RT priority.
+    pub priority: i32,
+    /// Interval, µs.
+    pub interval_us: u64,
+}
+
+/// cyclictest's `T:` line (newline included). Before the first cycle cyclictest shows its
+/// initial minimum of 1000000; so does this.
+pub fn thread_line(out: &mut String, header: LineHeader, f: &LiveFigures, nanoseconds: bool) {
+    let unit = if nanoseconds { 1 } else { 1000 };
+    let line = CyclictestLine {
+        thread: header.index as u32,
+        tid: header.tid,
+        priority: header.priority,
+        interval_us: header.interval_us,
+        cycles: f.cycles,
+        min_ns: if f.cycles == 0 {
+            1_000_000 * unit
+        } else {
+            f.min_ns
+        },
+        act_ns: f.act_ns,
+        avg_ns: f.avg_ns(),
+        max_ns: f.max_ns,
+        nanoseconds,
+    };
+    let _ = writeln!(out, "{line}");
+}
+
+/// The live header: `policy: fifo: loadavg: …` and a blank line. `policy` is cyclictest's
+/// policy text (`fifo`, `other/other`, `batch/other`, …).
+pub fn live_header(out: &mut String, policy: &str, loadavg: &str) {
+    let _ = write!(out, "policy: {policy}: loadavg: {loadavg}          \n\n");
+}
+
+/// Moves the cursor back over the live block (threads + 2 lines).
+pub fn cursor_up(out: &mut String, threads: usize) {
+    let _ = write!(out, "\x1b[{}A", threads + 2);
+}
+
+/// One `-v` sample line: `%8d:%8lu:%8ld`.
+pub fn verbose_line(
+    out: &mut String,
+    index: usize,
+    cycle: u64,
+    latency_ns: i64,
+    nanoseconds: bool,
+) {
+    let value = if nanoseconds {
+        latency_ns
+    } else {
+        latency_ns / 1000
+    };
+    let _ = writeln!(out, "{index:8}:{cycle:8}:{value:8}");
+}
+
+/// The SIGUSR1 status block (cyclictest writes it to stderr).
+pub fn status_block(out: &mut String, lines: &[(LineHeader, LiveFigures)], nanoseconds: bool) {
+    out.push_str("#---------------------------\n# cyclictest current status:\n");
+    for (header, figures) in lines {
+        thread_line(out, *header, figures, nanoseconds);
+    }
+    out.push_str("#---------------------------\n");
+}
+
+/// The `-h`/`-H` histogram and its trailer lines. `histofall` adds the all-threads column
+/// (only with more than one thread, like cyclictest). `extra` adds rtlat's own trailer lines
+/// (all starting with `# `, where no cyclictest parser looks); pass false under the name
+/// `cyclictest`.
+pub fn histogram(
+    out: &mut String,
+    threads: &[ThreadReport],
+    histofall: bool,
+    nanoseconds: bool,
+    extra: bool,
+) {
+    let unit = if nanoseconds { 1 } else { 1000 };
+    let total_column = histofall && threads.len() > 1;
+    let buckets = threads
+        .iter()
+        .filter_map(|t| t.linear.as_ref())
+        .map(|l| l.counts.len())
+        .max()
+        .unwrap_or(0);
+    let count = |t: &ThreadReport, i: usize| {
+        t.linear
+            .as_ref()
+            .and_then(|l| l.counts.get(i).copied())
+            .unwrap_or(0)
+    };
+    out.push_str("# Histogram\n");
+    let mut totals = vec![0u64; threads.len() + 1];
+    for i in 0..buckets {
+        let _ = write!(out, "{i:06} ");
+        let mut all = 0u64;
+        for (j, t) in threads.iter().enumerate() {
+            let c = count(t, i);
+            let _ = write!(out, "{c:06}");
+            if j + 1 < threads.len() {
+                out.push('\t');
+            }
+            totals[j] += c;
+            all += c;
+        }
+        if total_column {
+            let _ = write!(out, "\t{all:06}");
+            totals[threads.len()] += all;
+        }
+        out.push('\n');
+    }
+    let columns = if total_column {
+        threads.len() + 1
+    } else {
+        threads.len()
+    };
+    out.push_str("# Total:");
+    for total in &totals[..columns] {
+        let _ = write!(out, " {total:09}");
+    }
+    out.push_str("\n# Min Latencies:");
+    for t in threads {
+        let min = t.stats.summary().min().map_or(1_000_000, |ns| ns / unit);
+        let _ = write!(out, " {min:05}");
+    }
+    out.push_str("\n# Avg Latencies:");
+    for t in threads {
+        let avg = t.stats.summary().mean_truncated().map_or(0, |ns| ns / unit);
+        let _ = write!(out, " {avg:05}");
+    }
+    out.push_str("\n# Max Latencies:");
+    let mut maxmax = 0i64;
+    for t in threads {
+        let max = t.stats.summary().max().map_or(0, |ns| ns / unit);
+        maxmax = maxmax.max(max);
+        let _ = write!(out, " {max:05}");
+    }
+    if total_column {
+        let _ = write!(out, " {maxmax:05}");
+    }
+    out.push_str("\n# Histogram Overflows:");
+    let overflows = |t: &ThreadReport| t.linear.as_ref().map_or(0, |l| l.overflows);
+    for t in threads {
+        let _ = write!(out, " {:05}", overflows(t));
+    }
+    if total_column {
+        let _ = write!(out, " {:05}", threads.iter().map(overflows).sum::<u64>());
+    }
+    out.push_str("\n# Histogram Overflow at cycle number:\n");
+    for (i, t) in threads.iter().enumerate() {
+        let _ = write!(out, "# Thread {i}:");
+        if let Some(l) = &t.linear {
+            for cycle in &l.overflow_cycles {
+                let _ = write!(out, " {cycle:05}");
+            }
+            let listed = l.overflow_cycles.len() as u64;
+            if listed < l.overflows {
+                let _ = write!(out, " # {:05} others", l.overflows - listed);
+            }
+        }
+        out.push('\n');
+    }
+    if extra {
+        extra_trailer(out, threads, nanoseconds);
+    }
+    out.push('\n');
+}
+
+/// rtlat's additions to the histogram trailer: lines starting with `# ` that cyclictest's
+/// parsers skip.
+fn extra_trailer(out: &mut String, threads: &[ThreadReport], nanoseconds: bool) {
+    let unit_name = if nanoseconds { "ns" } else { "us" };
+    let unit = if nanoseconds { 1 } else { 1000 };
+    out.push_str("# rtlat Overruns:");
+    for t in threads {
+        let _ = write!(out, " {:05}", t.overruns);
+    }
+    out.push_str("\n# rtlat Early wake-ups (counted in the overflows):");
+    for t in threads {
+        let _ = write!(out, " {:05}", t.linear.as_ref().map_or(0, |l| l.underflows));
+    }
+    for (label, p) in [("P99", 99.0), ("P99.9", 99.9), ("P99.99", 99.99)] {
+        let _ = write!(out, "\n# rtlat {label} Latencies ({unit_name}):");
+        for t in threads {
+            let v = t.histogram.percentile(p).map_or(0, |ns| ns / unit);
+            let _ = write!(out, " {v:05}");
+        }
+    }
+    out.push('\n');
+}
+
+/// The `-b` lines printed at exit: thread ids, the breaking thread and its value.
+pub fn break_lines(out: &mut String, threads: &[ThreadReport], break_tid: i32, nanoseconds: bool) {
+    out.push_str("# Thread Ids:");
+    for t in threads {
+        let _ = write!(out, " {:05}", t.tid);
+    }
+    out.push('\n');
+    if let Some(t) = threads
+        .iter()
+        .find(|t| t.tid == break_tid && t.broke.is_some())
+    {
+        let unit = if nanoseconds { 1 } else { 1000 };
+        let value = t.broke.map_or(0, |s| s.latency_ns / unit);
+        let _ = write!(out, "# Break thread: {break_tid}\n# Break value: {value}\n");
+    }
+}

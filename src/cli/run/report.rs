@@ -1,0 +1,75 @@
+//! What one measurement thread hands back when it is done.
+
+use rtlat_core::cycle::Sample;
+use rtlat_core::{LogHistogram, LogLinear, Stats};
+
+/// The log-linear histogram every thread keeps: 64 sub-buckets per octave (≤ 0.78 % error),
+/// ±34 s, `u64` counters so a run of any length never saturates.
+pub type RunHistogram = LogHistogram<6, 3840, u64>;
+
+/// A new, empty [`RunHistogram`] on the heap (30 KiB).
+pub fn new_run_histogram() -> Box<RunHistogram> {
+    // The layout is a constant that fits 3840 counters (checked by a test below).
+    let layout = LogLinear::symmetric(3840);
+    Box::new(RunHistogram::new(layout).unwrap_or_else(|_| unreachable!("checked by test")))
+}
+
+/// cyclictest's `-h`/`-H` histogram of one thread: fixed-width buckets from 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinearReport {
+    /// Bucket width, ns (1000 for µs buckets, 1 with `-N`).
+    pub width_ns: u64,
+    /// Count per bucket.
+    pub counts: Vec<u64>,
+    /// Samples beyond the last bucket, plus those below 0 (cyclictest shows a negative value
+    /// wrapped to a huge one, so it lands here too).
+    pub overflows: u64,
+    /// Of `overflows`, the samples below 0 (early wake-ups).
+    pub underflows: u64,
+    /// Cycle numbers of the first overflows (as many as there are buckets, like cyclictest).
+    pub overflow_cycles: Vec<u64>,
+}
+
+/// The complete result of one measurement thread.
+#[derive(Debug, Clone)]
+pub struct ThreadReport {
+    /// Thread number (0-based).
+    pub index: usize,
+    /// Kernel thread id.
+    pub tid: i32,
+    /// CPU it was pinned to.
+    pub cpu: Option<usize>,
+    /// RT priority.
+    pub priority: i32,
+    /// Interval, µs.
+    pub interval_us: u64,
+    /// Count, min, max, sum and sum of squares of the latencies, ns.
+    pub stats: Stats,
+    /// The last latency, ns.
+    pub last_ns: i64,
+    /// Deadlines skipped because a wake-up came more than an interval late.
+    pub overruns: u64,
+    /// The largest latency and the cycle it happened in.
+    pub max_at: Option<(i64, u64)>,
+    /// Every latency, log-linear.
+    pub histogram: Box<RunHistogram>,
+    /// cyclictest's fixed-width histogram, when `-h`/`-H` asked for one.
+    pub linear: Option<LinearReport>,
+    /// The sample that crossed the `-b` threshold, when this thread broke the run.
+    pub broke: Option<Sample>,
+    /// Minor page faults the thread took while measuring (after its first cycle).
+    pub minor_faults: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_run_histogram_layout_fits() {
+        let h = super::new_run_histogram();
+        assert_eq!(h.bucket_count(), 3838);
+        assert!(
+            h.bucket(3837).unwrap().high >= 10_000_000_000,
+            "covers 10 s"
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! The text `--help` / `-?` prints for `rtlat run` (and for rtlat invoked as `cyclictest`).
+
+/// The usage text; `invoked_as_cyclictest` names the program `cyclictest` and leaves out
+/// rtlat's own options, which that name refuses.
+pub fn usage(invoked_as_cyclictest: bool) -> String {
+    let program = if invoked_as_cyclictest {
+        "cyclictest"
+    } else {
+        "rtlat run"
+    };
+    let mut text = format!(
+        "Usage: {program} [OPTIONS]\n\
+         \n\
+         Measures wake-up latency: each thread sleeps until a deadline, again and again, and\n\
+         records how late it woke. Options and defaults are cyclictest's.\n\
+         \n\
+         Threads and scheduling:\n\
+         \x20 -t, --threads[=N]      N threads (default 1); bare -t: one per available CPU\n\
+         \x20 -a, --affinity[=CPUS]  pin threads round-robin over CPUS (e.g. 0-3,5, all, !0);\n\
+         \x20                        bare -a or no -a: thread i on the i-th available CPU\n\
+         \x20 -S, --smp              one thread per CPU, each pinned (same as -t -a)\n\
+         \x20 -p, --priority=PRIO    real-time priority 1..99 of thread 0 (SCHED_FIFO unless\n\
+         \x20                        --policy rr); without -p threads run SCHED_OTHER\n\
+         \x20     --policy=NAME      other (or normal), batch, idle, fifo or rr\n\
+         \x20     --priospread       thread i gets priority PRIO - i\n\
+         \x20     --mainaffinity=CPUS  CPUs for the main thread only\n\
+         \n\
+         Timing:\n\
+         \x20 -i, --interval=US      interval of thread 0 in µs (default 1000)\n\
+         \x20 -d, --distance=US      thread i's interval is -i + i × US (default 500)\n\
+         \x20 -l, --loops=N          stop when a thread has done N cycles (default 0: no limit)\n\
+         \x20 -D, --duration=TIME    stop after TIME: seconds, or a number with s, m, h or d\n\
+         \x20 -c, --clock=N          0: CLOCK_MONOTONIC (default), 1: CLOCK_REALTIME\n\
+         \x20 -r, --relative         sleep relative to now instead of to an absolute deadline\n\
+         \x20 -s, --system           sleep with plain nanosleep\n\
+         \x20 -x, --posix_timers     wake from a periodic POSIX timer\n\
+         \x20 -A, --aligned[=US]     start threads from a common time, thread i offset i × US\n\
+         \x20     --secaligned[=US]  start threads at the next full second plus US\n\
+         \n\
+         Output:\n\
+         \x20 -q, --quiet            print the summary only at the end\n\
+         \x20 -N, --nsecs            print nanoseconds (also the unit of -b, -h and --spike)\n\
+         \x20 -v, --verbose          print every sample as thread:cycle:latency\n\
+         \x20 -u, --unbuffered       do not buffer standard output\n\
+         \x20 -M, --refresh_on_max   redraw the live lines only on a new maximum\n\
+         \x20 -h, --histogram=N      histogram of N one-unit buckets per thread (then -d is 0)\n\
+         \x20 -H, --histofall=N      like -h, plus a column summing all threads\n\
+         \x20     --histfile=PATH    write the histogram to PATH instead of standard output\n\
+         \x20     --json=PATH        write the results to PATH as JSON\n\
+         \x20 -b, --breaktrace=N     stop when a latency exceeds N\n\
+         \x20     --tracemark        with -b: mark the break in the ftrace buffer, stop tracing\n\
+         \x20     --spike=N          record every latency above N\n\
+         \x20     --spike-nodes=N    keep up to N spikes (default 1024)\n\
+         \x20     --smi              count System Management Interrupts (x86)\n\
+         \n\
+         System:\n\
+         \x20 -m, --mlockall        lock all memory\n\
+         \x20     --latency=US       value written to /dev/cpu_dma_latency (default 0)\n\
+         \x20     --laptop           leave /dev/cpu_dma_latency alone (save battery)\n\
+         \x20     --default-system   leave /dev/cpu_dma_latency alone (measure the system as is)\n"
+    );
+    if !invoked_as_cyclictest {
+        text.push_str(
+            "\n\
+             rtlat options (full names only):\n\
+             \x20     --fail-above=US    exit with status 1 if a thread's maximum exceeds US µs\n\
+             \x20     --unit=us|ns       unit of printed values (--unit ns is -N)\n\
+             \x20     --timer=KIND       abs (default), rel (-r), nanosleep (-s), posix (-x), timerfd\n",
+        );
+    }
+    text.push_str(
+        "\n\
+         \x20 -?, --help             print this help\n\
+         \n\
+         Long options may be shortened to any unambiguous prefix (rtlat's own excepted).\n\
+         Invalid or contradictory options are refused with exit status 2.\n",
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_every_option_once_per_mode() {
+        let rtlat = usage(false);
+        let cyclictest = usage(true);
+        for option in [
+            "--threads",
+            "--affinity",
+            "--smp",
+            "--json",
+            "--histfile",
+            "--secaligned",
+        ] {
+            assert!(
+                rtlat.contains(option) && cyclictest.contains(option),
+                "{option}"
+            );
+        }
+        assert!(rtlat.contains("--timer") && !cyclictest.contains("--timer"));
+        assert!(cyclictest.starts_with("Usage: cyclictest"));
+        assert!(
+            rtlat.lines().all(|l| l.chars().count() <= 100),
+            "lines stay readable"
+        );
+    }
+}
