@@ -1,7 +1,11 @@
 //! The `rtlat` command line. Invoked as `cyclictest` (a symlink or copy), it is a drop-in
 //! for cyclictest: same options, same output.
 
+mod allocations;
 mod cli;
+
+#[global_allocator]
+static ALLOCATOR: allocations::CountingAllocator = allocations::CountingAllocator;
 
 use std::process::ExitCode;
 

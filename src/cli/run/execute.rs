@@ -403,6 +403,7 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
                 None => None,
             },
             prefault_stack: STACK_PREFAULT,
+            display_unit_ns: unit_ns,
         })
         .collect()
 }

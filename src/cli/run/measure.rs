@@ -46,6 +46,8 @@ pub struct MeasurePlan {
     pub aligned_offset_ns: Option<u64>,
     /// Stack bytes to prefault.
     pub prefault_stack: usize,
+    /// Nanoseconds per displayed unit: 1000 (µs), or 1 with `-N`.
+    pub display_unit_ns: u64,
 }
 
 /// State all threads and the main thread share for one run.
@@ -103,6 +105,7 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
     }
 
     let mut faults_start = None;
+    let allocations_start = crate::allocations::this_thread();
     let result = loop {
         if shared.stop.load(Ordering::Relaxed) {
             break Ok(());
@@ -142,11 +145,7 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
                 .is_ok()
                 && let Some(ftrace) = &shared.ftrace
             {
-                let unit = if plan.linear.is_some_and(|(_, w)| w == 1) {
-                    1
-                } else {
-                    1000
-                };
+                let unit = plan.display_unit_ns as i64;
                 let threshold = plan.break_above_ns.unwrap_or(0);
                 let _ = ftrace.write_marker_fmt(format_args!(
                     "hit latency threshold ({} > {})",
@@ -158,6 +157,7 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
             break Ok(());
         }
     };
+    let allocations = crate::allocations::this_thread() - allocations_start;
     let faults = faults_start.map_or(0, |start| {
         PageFaults::current()
             .map(|f| f.minor.saturating_sub(start))
@@ -168,7 +168,9 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
     live.set_finished();
     result?;
     let linear = linear.as_ref().map(|h| state.linear_report(h));
-    Ok(state.finish(plan, &engine, linear, faults))
+    let mut report = state.finish(plan, &engine, linear, faults);
+    report.allocations = allocations;
+    Ok(report)
 }
 
 /// Everything a thread records into, allocated and touched before the first cycle.
@@ -280,6 +282,7 @@ impl ThreadState {
             linear,
             broke: self.broke,
             minor_faults,
+            allocations: 0,
         }
     }
 }

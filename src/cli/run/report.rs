@@ -59,6 +59,8 @@ pub struct ThreadReport {
     pub broke: Option<Sample>,
     /// Minor page faults the thread took while measuring (after its first cycle).
     pub minor_faults: u64,
+    /// Allocations the thread made while measuring (rtlat's counting allocator).
+    pub allocations: u64,
 }
 
 #[cfg(test)]

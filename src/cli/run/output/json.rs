@@ -114,6 +114,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         "percentiles": percentiles,
         "percentile_relative_error": h.layout().relative_error(),
         "minor_page_faults_while_measuring": t.minor_faults,
+        "allocations_while_measuring": t.allocations,
         "lost_verbose_samples": lost_samples,
         "histogram": serde_json::to_value(&**h).unwrap_or(Value::Null),
     })
