@@ -42,6 +42,8 @@ pub struct Sample {
     pub latency_ns: i64,
     /// Deadlines already past at this wake-up and skipped (0 normally).
     pub overruns: u64,
+    /// The wake-up time, in clock ticks.
+    pub wake_ticks: u64,
 }
 
 /// The result of one [`CycleEngine::step`].
@@ -147,6 +149,7 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
             cycle: self.cycle,
             latency_ns,
             overruns: skipped,
+            wake_ticks: now,
         };
         if self.max.is_none_or(|(max, _)| latency_ns > max) {
             self.max = Some((latency_ns, self.cycle));

@@ -59,8 +59,8 @@ impl Format for Sample {
     fn format(&self, f: Formatter) {
         write!(
             f,
-            "Sample {{ cycle: {=u64}, latency_ns: {=i64}, overruns: {=u64} }}",
-            self.cycle, self.latency_ns, self.overruns
+            "Sample {{ cycle: {=u64}, latency_ns: {=i64}, overruns: {=u64}, wake_ticks: {=u64} }}",
+            self.cycle, self.latency_ns, self.overruns, self.wake_ticks
         )
     }
 }

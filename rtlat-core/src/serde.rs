@@ -86,10 +86,11 @@ impl<L: Layout + Serialize, S: Storage> Serialize for Histogram<L, S> {
 
 impl Serialize for Sample {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Sample", 3)?;
+        let mut st = s.serialize_struct("Sample", 4)?;
         st.serialize_field("cycle", &self.cycle)?;
         st.serialize_field("latency_ns", &self.latency_ns)?;
         st.serialize_field("overruns", &self.overruns)?;
+        st.serialize_field("wake_ticks", &self.wake_ticks)?;
         st.end()
     }
 }

@@ -313,6 +313,9 @@ fn finish(
             None => out.push_str(&hist),
         }
     }
+    if config.spike.is_some() {
+        text::spikes(&mut out, reports, config.spike_nodes as usize, nanoseconds);
+    }
     let break_tid = shared.break_tid.load(Ordering::Acquire);
     if config.breaktrace.is_some() {
         text::break_lines(&mut out, reports, break_tid, nanoseconds);
@@ -384,7 +387,9 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             priority: i32::from(t.priority),
             interval_ns: t.interval_us * 1000,
             loops: (config.loops > 0).then_some(config.loops),
-            break_above_ns: config.breaktrace.map(|b| (b * unit_ns) as i64),
+            // cyclictest compares the latency truncated to the display unit: `> b` there is
+            // `>= (b + 1) units` here.
+            break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
             timer: match config.timer {
                 Timer::Absolute => TimerKind::Absolute,
                 Timer::Relative => TimerKind::Relative,
@@ -404,6 +409,8 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             },
             prefault_stack: STACK_PREFAULT,
             display_unit_ns: unit_ns,
+            spike_above_ns: config.spike.map(|s| ((s + 1) * unit_ns - 1) as i64),
+            spike_nodes: config.spike_nodes as usize,
         })
         .collect()
 }

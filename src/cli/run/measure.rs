@@ -48,6 +48,10 @@ pub struct MeasurePlan {
     pub prefault_stack: usize,
     /// Nanoseconds per displayed unit: 1000 (µs), or 1 with `-N`.
     pub display_unit_ns: u64,
+    /// `--spike`: keep every latency above this (ns), up to `spike_nodes` of them.
+    pub spike_above_ns: Option<i64>,
+    /// `--spike-nodes`: how many spikes to keep.
+    pub spike_nodes: usize,
 }
 
 /// State all threads and the main thread share for one run.
@@ -120,6 +124,12 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
             Outcome::Done => break Ok(()),
         };
         state.last_ns = sample.latency_ns;
+        if plan.spike_above_ns.is_some_and(|t| sample.latency_ns > t) {
+            state.spikes_total += 1;
+            if state.spikes.len() < state.spikes.capacity() {
+                state.spikes.push((sample.latency_ns, sample.wake_ticks));
+            }
+        }
         if let Some(h) = linear.as_mut() {
             let outside = h.underflow() + h.overflow();
             h.record(sample.latency_ns);
@@ -146,11 +156,11 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
                 && let Some(ftrace) = &shared.ftrace
             {
                 let unit = plan.display_unit_ns as i64;
-                let threshold = plan.break_above_ns.unwrap_or(0);
+                let threshold = plan.break_above_ns.map_or(0, |t| (t + 1) / unit - 1);
                 let _ = ftrace.write_marker_fmt(format_args!(
                     "hit latency threshold ({} > {})",
                     sample.latency_ns / unit,
-                    threshold / unit
+                    threshold
                 ));
                 let _ = ftrace.stop();
             }
@@ -181,6 +191,8 @@ struct ThreadState {
     last_ns: i64,
     linear_counters: Vec<u64>,
     overflow_cycles: Vec<u64>,
+    spikes: Vec<(i64, u64)>,
+    spikes_total: u64,
     broke: Option<Sample>,
 }
 
@@ -203,6 +215,17 @@ fn prepare(plan: &MeasurePlan, live: &LiveStatus) -> Result<(ThreadState, Engine
     let mut overflow_cycles = vec![0u64; buckets];
     touch(&mut overflow_cycles);
     overflow_cycles.clear();
+    let spike_capacity = if plan.spike_above_ns.is_some() {
+        plan.spike_nodes
+    } else {
+        0
+    };
+    let mut spikes = Vec::with_capacity(spike_capacity);
+    spikes.resize(spike_capacity, (0i64, 0u64));
+    for s in spikes.iter_mut() {
+        *s = black_box((0, 0));
+    }
+    spikes.clear();
 
     let clock = PosixClock::new(plan.clock);
     let timer = AnyTimer::new(plan.timer, plan.clock, plan.interval_ns).map_err(failed)?;
@@ -220,6 +243,8 @@ fn prepare(plan: &MeasurePlan, live: &LiveStatus) -> Result<(ThreadState, Engine
         last_ns: 0,
         linear_counters,
         overflow_cycles,
+        spikes,
+        spikes_total: 0,
         broke: None,
     };
     Ok((state, engine))
@@ -283,6 +308,8 @@ impl ThreadState {
             broke: self.broke,
             minor_faults,
             allocations: 0,
+            spikes: self.spikes,
+            spikes_total: self.spikes_total,
         }
     }
 }

@@ -61,6 +61,10 @@ pub struct ThreadReport {
     pub minor_faults: u64,
     /// Allocations the thread made while measuring (rtlat's counting allocator).
     pub allocations: u64,
+    /// `--spike`: the first latencies above the trigger, with their wake-up time (clock ns).
+    pub spikes: Vec<(i64, u64)>,
+    /// `--spike`: how many latencies crossed the trigger in all.
+    pub spikes_total: u64,
 }
 
 #[cfg(test)]

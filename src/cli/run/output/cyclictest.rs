@@ -221,3 +221,34 @@ pub fn break_lines(out: &mut String, threads: &[ThreadReport], break_tid: i32, n
         let _ = write!(out, "# Break thread: {break_tid}\n# Break value: {value}\n");
     }
 }
+
+/// The `--spike` report: the kept spikes of all threads in time order (at most `nodes`), as
+/// `T:%2d Spike:%8ld: TS: %12ld` (latency in the display unit, wake-up time in µs), then the
+/// total count. Nothing when no latency crossed the trigger.
+pub fn spikes(out: &mut String, threads: &[ThreadReport], nodes: usize, nanoseconds: bool) {
+    let total: u64 = threads.iter().map(|t| t.spikes_total).sum();
+    if total == 0 {
+        return;
+    }
+    let unit = if nanoseconds { 1 } else { 1000 };
+    let mut all: Vec<(u64, usize, i64)> = threads
+        .iter()
+        .flat_map(|t| {
+            t.spikes
+                .iter()
+                .map(move |&(latency, wake)| (wake, t.index, latency))
+        })
+        .collect();
+    all.sort_unstable();
+    all.truncate(nodes);
+    out.push('\n');
+    for (wake, index, latency) in all {
+        let _ = writeln!(
+            out,
+            "T:{index:2} Spike:{:8}: TS: {:12}",
+            latency / unit,
+            wake / 1000
+        );
+    }
+    let _ = write!(out, "spikes = {total}\n\n");
+}
