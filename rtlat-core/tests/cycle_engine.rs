@@ -113,9 +113,16 @@ fn late_wakes_skip_missed_deadlines_and_count_them() {
     let mut e = engine(&now, 1_000_000_000, vec![0, 1_000, 1_500, 3_001, 7], config);
     let mut log = Log::default();
     let mut overruns = Vec::new();
+    let mut wakes = Vec::new();
     while let Outcome::Sample(s) = e.step(&mut log).unwrap() {
         overruns.push(s.overruns);
+        wakes.push(s.wake_ticks);
     }
+    assert_eq!(
+        wakes,
+        vec![1_000, 3_000, 4_500, 8_001, 9_007],
+        "deadline + delay"
+    );
     assert_eq!(log.0, vec![0, 1_000, 1_500, 3_001, 7]);
     assert_eq!(overruns, vec![0, 0, 1, 3, 0]);
     assert_eq!(e.overruns(), 4);

@@ -1,0 +1,77 @@
+//! Without the right to use SCHED_FIFO, `rtlat run` refuses at once with a line saying how to
+//! get it (exit 2) — unless `--policy other` was asked. Runs the binary as user `nobody`
+//! through `setpriv` (util-linux), from a copy in a world-readable temporary folder.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn as_nobody(args: &[&str]) -> Output {
+    assert!(
+        is_root(),
+        "these tests switch to user nobody and need to run as root"
+    );
+    let dir =
+        std::env::temp_dir().join(format!("rtlat-priv-{}-{}", std::process::id(), args.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let binary: PathBuf = dir.join("rtlat");
+    std::fs::copy(env!("CARGO_BIN_EXE_rtlat"), &binary).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&binary)
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .expect("setpriv (util-linux) must be installed");
+    std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
+}
+
+#[test]
+fn fifo_without_privilege_is_refused_with_the_remedy() {
+    let out = as_nobody(&["run", "-t", "1", "-p", "80", "-l", "10", "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stdout.is_empty(),
+        "nothing measured: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains("SCHED_FIFO") && err.contains("ulimit -r"),
+        "{err}"
+    );
+}
+
+#[test]
+fn policy_other_runs_without_privilege() {
+    let out = as_nobody(&[
+        "run", "-t", "1", "--policy", "other", "-i", "1000", "-l", "20", "-q",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("C:     20"), "{stdout}");
+    // cpu_dma_latency needs root: a warning that says so, and the run goes on.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cpu_dma_latency"));
+}
