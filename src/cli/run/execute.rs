@@ -190,6 +190,8 @@ fn supervise(
     let mut last_max: Vec<i64> = vec![i64::MIN; threads];
     let mut first = true;
     loop {
+        // Read before the figures: once every thread is done, this pass prints the final ones.
+        let all_done = shared.live.iter().all(LiveStatus::finished);
         let mut out = String::new();
         if config.verbose {
             for (i, ring) in shared.rings.iter().enumerate() {
@@ -233,7 +235,6 @@ fn supervise(
             text::status_block(&mut block, &lines, nanoseconds);
             eprint!("{block}");
         }
-        let all_done = shared.live.iter().all(LiveStatus::finished);
         if all_done {
             break;
         }
@@ -241,21 +242,6 @@ fn supervise(
             shared.stop.store(true, Ordering::Release);
         }
         std::thread::sleep(REFRESH);
-        if shared.stop.load(Ordering::Acquire) && shared.live.iter().all(LiveStatus::finished) {
-            // One last refresh shows the final figures, then the loop ends above.
-            continue;
-        }
-    }
-    if config.verbose {
-        let mut out = String::new();
-        for (i, ring) in shared.rings.iter().enumerate() {
-            if let Some(ring) = ring {
-                ring.drain(|cycle, value| {
-                    text::verbose_line(&mut out, i, cycle, value, nanoseconds)
-                });
-            }
-        }
-        let _ = stdout.write_all(out.as_bytes());
     }
 }
 
