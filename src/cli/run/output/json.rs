@@ -3,6 +3,8 @@
 //! cyclictest cannot say: overruns, percentiles, the cycle of the maximum, the log-linear
 //! histogram and the run's configuration.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value, json};
 
 use super::super::report::ThreadReport;
@@ -31,58 +33,111 @@ pub struct RunFacts {
     pub lost_samples: Vec<u64>,
 }
 
-/// The whole document, pretty-printed like cyclictest's.
+/// The whole document, laid out exactly as cyclictest writes it (two-space indents, `avg`
+/// with two decimals, an empty histogram as `{      }`), with the `"rtlat"` objects after
+/// each thread's `"node"` and after `"thread"`.
 pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
     let unit = if facts.nanoseconds { 1 } else { 1000 };
-    let mut per_thread = Map::new();
-    for t in threads {
+    let text = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let sys = sysinfo();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{{\n  \"file_version\": 1,\n  \"cmdline:\": {},\n  \"rt_test_version:\": {},\n  \"start_time\": {},\n  \"end_time\": {},\n  \"return_code\": {},\n",
+        text(&facts.cmdline),
+        text(RT_TESTS_FORMAT_VERSION),
+        text(&rfc2822(facts.start_unix)),
+        text(&rfc2822(facts.end_unix)),
+        facts.return_code
+    );
+    let _ = write!(
+        out,
+        "  \"sysinfo\": {{\n    \"sysname\": {},\n    \"nodename\": {},\n    \"release\": {},\n    \"version\": {},\n    \"machine\": {},\n    \"realtime\": {}\n  }},\n",
+        text(&sys.sysname),
+        text(&sys.nodename),
+        text(&sys.release),
+        text(&sys.version),
+        text(&sys.machine),
+        u8::from(sys.realtime)
+    );
+    let _ = write!(
+        out,
+        "  \"num_threads\": {},\n  \"resolution_in_ns\": {},\n  \"thread\": {{\n",
+        threads.len(),
+        u8::from(facts.nanoseconds)
+    );
+    for (k, t) in threads.iter().enumerate() {
         let s = t.stats.summary();
-        let mut histogram = Map::new();
-        if let Some(l) = &t.linear {
-            for (i, &c) in l.counts.iter().enumerate().filter(|(_, c)| **c != 0) {
-                histogram.insert(i.to_string(), json!(c));
+        let _ = write!(out, "    \"{}\": {{\n      \"histogram\": {{", t.index);
+        let buckets: Vec<(usize, u64)> = t
+            .linear
+            .as_ref()
+            .map(|l| {
+                l.counts
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|(_, c)| *c != 0)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if buckets.is_empty() {
+            out.push_str("      },\n");
+        } else {
+            out.push('\n');
+            for (j, (bucket, count)) in buckets.iter().enumerate() {
+                let comma = if j + 1 < buckets.len() { "," } else { "" };
+                let _ = writeln!(out, "        \"{bucket}\": {count}{comma}");
             }
+            out.push_str("      },\n");
         }
-        let avg = s
-            .mean()
-            .map_or(0.0, |m| (m / unit as f64 * 100.0).round() / 100.0);
-        per_thread.insert(
-            t.index.to_string(),
-            json!({
-                "histogram": histogram,
-                "cycles": s.count(),
-                "min": s.min().map_or(0, |v| v / unit),
-                "max": s.max().map_or(0, |v| v / unit),
-                "avg": avg,
-                "cpu": t.cpu.map_or(-1, |c| c as i64),
-                "node": -1,
-                "rtlat": thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0)),
-            }),
+        let avg = s.mean().map_or(0.0, |m| m / unit as f64);
+        let _ = write!(
+            out,
+            "      \"cycles\": {},\n      \"min\": {},\n      \"max\": {},\n      \"avg\": {avg:.2},\n      \"cpu\": {},\n      \"node\": {},\n",
+            s.count(),
+            s.min().map_or(0, |v| v / unit),
+            s.max().map_or(0, |v| v / unit),
+            t.cpu.map_or(-1, |c| c as i64),
+            t.cpu.map_or(-1, numa_node)
         );
+        let extra = thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0));
+        let _ = writeln!(out, "      \"rtlat\": {}", indented(&extra, 6));
+        let comma = if k + 1 < threads.len() { "," } else { "" };
+        let _ = writeln!(out, "    }}{comma}");
     }
     let total_overruns: u64 = threads.iter().map(|t| t.overruns).sum();
-    let doc = json!({
-        "file_version": 1,
-        "cmdline:": facts.cmdline,
-        "rt_test_version:": RT_TESTS_FORMAT_VERSION,
-        "start_time": rfc2822(facts.start_unix),
-        "end_time": rfc2822(facts.end_unix),
-        "return_code": facts.return_code,
-        "sysinfo": sysinfo(),
-        "num_threads": threads.len(),
-        "resolution_in_ns": u8::from(facts.nanoseconds),
-        "thread": per_thread,
-        "rtlat": {
-            "version": env!("CARGO_PKG_VERSION"),
-            "unit": "ns",
-            "overruns": total_overruns,
-            "break_thread": facts.break_tid,
-            "config": facts.config,
-        },
+    let run = json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "unit": "ns",
+        "overruns": total_overruns,
+        "break_thread": facts.break_tid,
+        "config": facts.config,
     });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    let _ = write!(out, "  }},\n  \"rtlat\": {}\n}}\n", indented(&run, 2));
+    out
+}
+
+/// `value` pretty-printed, its lines after the first indented by `by` spaces.
+fn indented(value: &Value, by: usize) -> String {
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+    let pad = " ".repeat(by);
+    pretty.replace('\n', &format!("\n{pad}"))
+}
+
+/// The NUMA node of `cpu` (`/sys/devices/system/cpu/cpuN/nodeM`), -1 when unknown.
+fn numa_node(cpu: usize) -> i64 {
+    std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}"))
+        .ok()
+        .and_then(|entries| {
+            entries.flatten().find_map(|e| {
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.strip_prefix("node"))
+                    .and_then(|n| n.parse().ok())
+            })
+        })
+        .unwrap_or(-1)
 }
 
 /// rtlat's per-thread object: everything in ns, exact where the summary is exact.
@@ -121,21 +176,29 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
 }
 
 /// uname's fields as cyclictest reports them.
-fn sysinfo() -> Value {
+struct SysInfo {
+    sysname: String,
+    nodename: String,
+    release: String,
+    version: String,
+    machine: String,
+    realtime: bool,
+}
+
+fn sysinfo() -> SysInfo {
     let read = |name: &str| {
         std::fs::read_to_string(format!("/proc/sys/kernel/{name}"))
             .map(|s| s.trim().to_string())
             .unwrap_or_default()
     };
-    let realtime = std::fs::read_to_string("/sys/kernel/realtime").is_ok_and(|s| s.trim() == "1");
-    json!({
-        "sysname": read("ostype"),
-        "nodename": read("hostname"),
-        "release": read("osrelease"),
-        "version": read("version"),
-        "machine": std::env::consts::ARCH,
-        "realtime": u8::from(realtime),
-    })
+    SysInfo {
+        sysname: read("ostype"),
+        nodename: read("hostname"),
+        release: read("osrelease"),
+        version: read("version"),
+        machine: std::env::consts::ARCH.to_string(),
+        realtime: std::fs::read_to_string("/sys/kernel/realtime").is_ok_and(|s| s.trim() == "1"),
+    }
 }
 
 /// RFC 2822 date in UTC: `Sun, 29 Nov 2026 18:47:07 +0000`.
