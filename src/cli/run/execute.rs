@@ -91,7 +91,15 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                 None
             }
         },
-        None => None,
+        None => {
+            // cyclictest's warnings (stderr) when it leaves /dev/cpu_dma_latency alone.
+            if as_cyclictest && config.laptop {
+                eprintln!("WARN: not setting cpu_dma_latency to save battery power");
+            } else if as_cyclictest && config.default_system {
+                eprintln!("WARN: not setting cpu_dma_latency from cyclictest");
+            }
+            None
+        }
     };
     let ftrace = if config.tracemark {
         match Ftrace::open(std::path::Path::new("/")) {
@@ -243,6 +251,15 @@ fn supervise(
         }
         std::thread::sleep(REFRESH);
     }
+    if config.refresh_on_max && !config.quiet && !config.verbose {
+        // cyclictest -M moves up over the block after each refresh and, at the end, back
+        // down: its output ends with `ESC[nA ESC[nB`.
+        let mut out = String::new();
+        text::cursor_up(&mut out, threads);
+        text::cursor_down(&mut out, threads);
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
 }
 
 fn header(t: &options::ThreadPlan, shared: &RunShared) -> text::LineHeader {
@@ -335,6 +352,7 @@ fn finish(
             config: config_json(config, plan),
             break_tid: (break_tid != 0).then_some(break_tid),
             lost_samples: lost,
+            numa_nodes: !config.smp,
         };
         let doc = json_out::document(&facts, reports);
         write_atomically(path, doc.as_bytes())
@@ -454,12 +472,15 @@ fn unix_now() -> u64 {
 }
 
 fn args_line(args: &[String], as_cyclictest: bool) -> String {
+    // cyclictest's "cmdline:" is its argv joined by spaces, argv[0] as typed.
     let program = if as_cyclictest {
-        "cyclictest"
+        std::env::args()
+            .next()
+            .unwrap_or_else(|| "cyclictest".into())
     } else {
-        "rtlat run"
+        "rtlat run".to_string()
     };
-    std::iter::once(program.to_string())
+    std::iter::once(program)
         .chain(args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ")

@@ -55,6 +55,12 @@ pub fn cursor_up(out: &mut String, threads: usize) {
     let _ = write!(out, "\x1b[{}A", threads + 2);
 }
 
+/// Moves the cursor back down below the live block (threads + 2 lines), as cyclictest `-M`
+/// does at the end.
+pub fn cursor_down(out: &mut String, threads: usize) {
+    let _ = write!(out, "\x1b[{}B", threads + 2);
+}
+
 /// One `-v` sample line: `%8d:%8lu:%8ld`.
 pub fn verbose_line(
     out: &mut String,

@@ -31,6 +31,9 @@ pub struct RunFacts {
     pub break_tid: Option<i32>,
     /// `-v` samples that could not be printed, per thread.
     pub lost_samples: Vec<u64>,
+    /// Whether `"node"` names each thread's NUMA node: cyclictest looks nodes up unless `-S`
+    /// (then it writes -1).
+    pub numa_nodes: bool,
 }
 
 /// The whole document, laid out exactly as cyclictest writes it (two-space indents, `avg`
@@ -99,7 +102,7 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
             s.min().map_or(0, |v| v / unit),
             s.max().map_or(0, |v| v / unit),
             t.cpu.map_or(-1, |c| c as i64),
-            t.cpu.map_or(-1, numa_node)
+            t.cpu.filter(|_| facts.numa_nodes).map_or(-1, numa_node)
         );
         let extra = thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0));
         let _ = writeln!(out, "      \"rtlat\": {}", indented(&extra, 6));

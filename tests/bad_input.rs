@@ -1,0 +1,305 @@
+//! Bad command lines through the binary: `rtlat run ...` (and rtlat as `cyclictest ...`) with
+//! an invalid value exits with status 2 at once, prints exactly one line on stderr that names
+//! the option, prints nothing on stdout, and loses nothing: an existing `--json` or
+//! `--histfile` file is left as it was.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{Alias, Outcome, TempDir, offline_cpu, rtlat, run};
+
+/// A refused command line must be refused well within this.
+const QUICK: Duration = Duration::from_secs(5);
+
+/// One bad command line and what its error line must mention (any of `names`).
+struct Row {
+    args: Vec<String>,
+    names: Vec<&'static str>,
+    /// Further text the line must contain.
+    also: Option<&'static str>,
+}
+
+fn row(args: &[&str], names: &[&'static str]) -> Row {
+    Row {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        names: names.to_vec(),
+        also: None,
+    }
+}
+
+/// Folders and files the runtime-checked rows point at.
+struct Places {
+    dir: TempDir,
+    regular_file: PathBuf,
+    offline: String,
+}
+
+impl Places {
+    fn new() -> Places {
+        let dir = TempDir::new("bad-input");
+        let regular_file = dir.join("a-file");
+        std::fs::write(&regular_file, b"x").unwrap();
+        Places {
+            regular_file,
+            dir,
+            offline: offline_cpu().to_string(),
+        }
+    }
+
+    fn dir(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+
+    fn under_file(&self) -> String {
+        self.regular_file.join("x.json").display().to_string()
+    }
+}
+
+fn table(p: &Places) -> Vec<Row> {
+    let interval = ["-i", "--interval"];
+    let priority = ["-p", "--priority"];
+    let histogram = ["-h", "--histogram"];
+    let threads = ["-t", "--threads"];
+    let loops = ["-l", "--loops"];
+    let duration = ["-D", "--duration"];
+    let json = ["--json"];
+    let histfile = ["--histfile"];
+    let affinity = ["-a", "--affinity"];
+    let under_file = p.under_file();
+    let dir = p.dir();
+    let mut rows = vec![
+        row(&["-i", "0"], &interval),
+        row(&["-i", "1000x"], &interval),
+        row(&["-i", "-1"], &interval),
+        row(&["--interval=5x"], &interval),
+        row(&["-i", "99999999999999999999"], &interval),
+        row(&["-p", "100"], &priority),
+        row(&["-p", "abc"], &priority),
+        row(&["--policy", "foo"], &["--policy"]),
+        row(&["--policy="], &["--policy"]),
+        row(&["-h", "0"], &histogram),
+        row(&["-h", "-1"], &histogram),
+        row(&["-H", "1000001"], &["-H", "--histofall"]),
+        row(&["-t", "0"], &threads),
+        row(&["-t", "-1"], &threads),
+        row(&["--threads=0"], &threads),
+        row(&["-l", "-5"], &loops),
+        row(&["-l", "1.5"], &loops),
+        row(&["-l", "abc"], &loops),
+        row(&["-D", "10x"], &duration),
+        row(&["-D", "1.5m"], &duration),
+        row(&["-D", "-1"], &duration),
+        row(&["-d", "x"], &["-d", "--distance"]),
+        row(&["-b", "0"], &["-b", "--breaktrace"]),
+        row(&["--latency", "-1"], &["--latency"]),
+        row(&["-c", "2"], &["-c", "--clock"]),
+        row(&["-A", "-5"], &["-A", "--aligned"]),
+        row(&["--spike", "0"], &["--spike"]),
+        row(&["--spike", "5", "--spike-nodes", "0"], &["--spike-nodes"]),
+        row(&["--bogus"], &["--bogus"]),
+        row(&["-e"], &["-e"]),
+        row(&["-i"], &interval),
+        row(&["-q", "--json"], &json),
+        row(&["--unit", "furlong"], &["--unit"]),
+        row(&["--timer", "foo"], &["--timer"]),
+        row(&["--fail-above", "x"], &["--fail-above"]),
+        row(&["--histfile", "h.txt"], &histfile),
+        row(&["--tracemark"], &["--tracemark"]),
+        row(&["-S", "-t", "2"], &["-S", "--smp"]),
+        row(&["-r", "-x"], &["-r", "-x"]),
+        row(&["-o", "5"], &["-o", "--oscope"]),
+        row(&["-a", "0-"], &affinity),
+        // Checked against the system, not just the words.
+        row(&["-a", &p.offline], &affinity),
+        row(&["-t", "2", "-a", &format!("0,{}", p.offline)], &affinity),
+        row(&["--mainaffinity", &p.offline], &["--mainaffinity"]),
+        row(&["--json", "/nonexistent-rtlat-dir/x.json"], &json),
+        row(&["--json", &under_file], &json),
+        row(&["--json", &dir], &json),
+        row(
+            &["-h", "10", "--histfile", "/nonexistent-rtlat-dir/h.txt"],
+            &histfile,
+        ),
+        row(&["-h", "10", "--histfile", &under_file], &histfile),
+        row(&["-h", "10", "--histfile", &dir], &histfile),
+    ];
+    let mut smi = row(&["--smi"], &["--smi"]);
+    smi.also = Some("not supported");
+    rows.push(smi);
+    rows
+}
+
+/// Checks one refused invocation; returns what is wrong with it.
+fn check(who: &str, out: &Outcome, row: &Row, prefix: &str) -> Vec<String> {
+    let what = format!("{who} {}", row.args.join(" "));
+    let mut problems = Vec::new();
+    if out.status.and_then(|s| s.code()) != Some(2) {
+        problems.push(format!("{what}: exit status {:?}, expected 2", out.status));
+    }
+    if out.elapsed >= QUICK {
+        problems.push(format!("{what}: took {:?}", out.elapsed));
+    }
+    if !out.stdout.is_empty() {
+        problems.push(format!("{what}: wrote on stdout: {:?}", out.stdout));
+    }
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    if lines.len() != 1 || !out.stderr.ends_with('\n') {
+        problems.push(format!(
+            "{what}: expected one line on stderr, got {:?}",
+            out.stderr
+        ));
+        return problems;
+    }
+    let line = lines[0];
+    if !row.names.iter().any(|n| mentions(line, n)) {
+        problems.push(format!(
+            "{what}: the error does not name {:?}: {line:?}",
+            row.names
+        ));
+    }
+    if let Some(text) = row.also
+        && !line.contains(text)
+    {
+        problems.push(format!("{what}: the error does not say {text:?}: {line:?}"));
+    }
+    if !line.starts_with(prefix) {
+        problems.push(format!(
+            "{what}: the error does not start with {prefix:?}: {line:?}"
+        ));
+    }
+    problems
+}
+
+/// Whether `line` names `option` as a word (`-i` in `-i/--interval`, not in `-id`).
+fn mentions(line: &str, option: &str) -> bool {
+    line.match_indices(option).any(|(at, _)| {
+        let after = line[at + option.len()..].chars().next();
+        let before = line[..at].chars().next_back();
+        !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            && !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+    })
+}
+
+fn invoke(program: &Path, first: &[&str], args: &[String], cwd: &Path) -> Outcome {
+    let mut all: Vec<&str> = first.to_vec();
+    all.extend(args.iter().map(String::as_str));
+    // Twice the limit before the kill, so that a slow refusal is reported as slow.
+    run(program, &all, Some(cwd), QUICK * 2)
+}
+
+#[test]
+fn bad_values_are_refused_quickly_with_one_line_naming_the_option() {
+    let places = Places::new();
+    let rows = table(&places);
+    assert!(rows.len() >= 30, "{} rows", rows.len());
+    let mut problems = Vec::new();
+    for r in &rows {
+        let out = invoke(&rtlat(), &["run"], &r.args, places.dir.path());
+        problems.extend(check("rtlat run", &out, r, "rtlat run: "));
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {} rows:\n{}",
+        problems.len(),
+        rows.len(),
+        problems.join("\n")
+    );
+    // Nothing was created by the refused runs.
+    assert_eq!(places.dir.names(), ["a-file"]);
+}
+
+#[test]
+fn bad_values_are_refused_the_same_way_as_cyclictest() {
+    let places = Places::new();
+    let alias = Alias::new();
+    let offline = places.offline.clone();
+    let mut smi = row(&["--smi"], &["--smi"]);
+    smi.also = Some("not supported");
+    let rows = vec![
+        row(&["-i", "0"], &["-i", "--interval"]),
+        row(&["-p", "100"], &["-p", "--priority"]),
+        row(&["--policy", "foo"], &["--policy"]),
+        row(&["-a", &offline], &["-a", "--affinity"]),
+        row(&["-D", "10x"], &["-D", "--duration"]),
+        row(&["--json", "/nonexistent-rtlat-dir/x.json"], &["--json"]),
+        row(&["--bogus"], &["--bogus"]),
+        row(&["-l"], &["-l", "--loops"]),
+        // rtlat's own options do not exist under the name cyclictest.
+        row(&["--fail-above", "3"], &["--fail-above"]),
+        row(&["--unit", "ns"], &["--unit"]),
+        row(&["--timer", "abs"], &["--timer"]),
+        smi,
+    ];
+    let mut problems = Vec::new();
+    for r in &rows {
+        let out = invoke(&alias.path(), &[], &r.args, places.dir.path());
+        problems.extend(check("cyclictest", &out, r, "cyclictest: "));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_refused_run_loses_nothing() {
+    let places = Places::new();
+    let dir = &places.dir;
+    let keep_json = dir.join("keep.json");
+    let keep_hist = dir.join("keep.hist");
+    let json_before = "{\"precious\": true}\n";
+    let hist_before = "# Histogram\nprecious\n";
+    std::fs::write(&keep_json, json_before).unwrap();
+    std::fs::write(&keep_hist, hist_before).unwrap();
+    let (json, hist) = (
+        keep_json.display().to_string(),
+        keep_hist.display().to_string(),
+    );
+    let offline = places.offline.clone();
+    let bad: [&[&str]; 9] = [
+        &["-i", "0"],
+        &["-p", "100"],
+        &["--policy", "foo"],
+        &["-D", "10x"],
+        &["--bogus"],
+        &["-a", &offline],
+        &["--smi"],
+        &["-h", "10", "--histfile", "/nonexistent-rtlat-dir/h.txt"],
+        &["-t", "0"],
+    ];
+    let alias = Alias::new();
+    for args in bad {
+        for (program, first) in [(rtlat(), &["run"][..]), (alias.path(), &[][..])] {
+            let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            all.extend(["-q", "--json", &json].map(String::from));
+            if !args.contains(&"--histfile") {
+                all.extend(["-h", "10", "--histfile", &hist].map(String::from));
+            }
+            let out = invoke(&program, first, &all, dir.path());
+            assert_eq!(
+                out.status.and_then(|s| s.code()),
+                Some(2),
+                "{} {}: {}",
+                program.display(),
+                all.join(" "),
+                out.stderr
+            );
+            assert_eq!(
+                std::fs::read_to_string(&keep_json).unwrap(),
+                json_before,
+                "--json file changed by the refused run {}",
+                all.join(" ")
+            );
+            assert_eq!(
+                std::fs::read_to_string(&keep_hist).unwrap(),
+                hist_before,
+                "--histfile file changed by the refused run {}",
+                all.join(" ")
+            );
+        }
+    }
+    assert_eq!(
+        dir.names(),
+        ["a-file", "keep.hist", "keep.json"],
+        "no temporary files"
+    );
+}
