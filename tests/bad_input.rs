@@ -111,6 +111,9 @@ fn table(p: &Places) -> Vec<Row> {
         row(&["-r", "-x"], &["-r", "-x"]),
         row(&["-o", "5"], &["-o", "--oscope"]),
         row(&["-a", "0-"], &affinity),
+        // A word after an option whose value is optional was meant as its value.
+        row(&["-a", "x"], &affinity),
+        row(&["--secaligned", "x"], &["--secaligned"]),
         // Checked against the system, not just the words.
         row(&["-a", &p.offline], &affinity),
         row(&["-t", "2", "-a", &format!("0,{}", p.offline)], &affinity),

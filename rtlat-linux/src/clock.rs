@@ -224,3 +224,21 @@ mod tests {
         assert_eq!(ClockId::Monotonic.to_string(), "CLOCK_MONOTONIC");
     }
 }
+
+/// The local time zone's offset from UTC in seconds (east positive) at `unix_secs`, as
+/// `localtime_r` sees it (the `TZ` variable, else /etc/localtime). For report time stamps.
+pub fn utc_offset_seconds(unix_secs: i64) -> Result<i64, Error> {
+    crate::sys::utc_offset(unix_secs as libc::time_t).map_err(|errno| Error::Os {
+        call: "localtime_r",
+        errno,
+    })
+}
+
+#[cfg(test)]
+mod utc_offset_tests {
+    #[test]
+    fn utc_offset_is_within_a_day() {
+        let offset = super::utc_offset_seconds(1_795_978_027).unwrap();
+        assert!(offset.abs() <= 14 * 3600, "{offset}");
+    }
+}

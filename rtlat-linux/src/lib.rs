@@ -17,7 +17,7 @@ pub mod timer;
 #[cfg(test)]
 mod test_support;
 
-pub use clock::{ClockId, NANOS_PER_SEC, PosixClock};
+pub use clock::{ClockId, NANOS_PER_SEC, PosixClock, utc_offset_seconds};
 pub use dma_latency::{DMA_LATENCY_PATH, DmaLatencyGuard, read_dma_latency};
 pub use error::{Errno, Error};
 pub use ftrace::{Ftrace, find_tracefs};

@@ -10,6 +10,7 @@ use crate::sys;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static STATUS: AtomicBool = AtomicBool::new(false);
+static SNAPSHOT: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_stop(_signo: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
@@ -19,13 +20,19 @@ extern "C" fn on_status(_signo: libc::c_int) {
     STATUS.store(true, Ordering::SeqCst);
 }
 
+extern "C" fn on_snapshot(_signo: libc::c_int) {
+    SNAPSHOT.store(true, Ordering::SeqCst);
+}
+
 /// Installs the run's handlers: SIGINT and SIGTERM set [`stop_requested`], SIGUSR1 sets
-/// [`take_status_request`]. Call once in the main thread, before starting measurement threads.
+/// [`take_status_request`], SIGUSR2 sets [`take_snapshot_request`] (cyclictest's snapshot to
+/// shared memory). Call once in the main thread, before starting measurement threads.
 pub fn install_run_handlers() -> Result<(), Error> {
     for (signo, handler) in [
         (libc::SIGINT, on_stop as extern "C" fn(libc::c_int)),
         (libc::SIGTERM, on_stop),
         (libc::SIGUSR1, on_status),
+        (libc::SIGUSR2, on_snapshot),
     ] {
         sys::set_signal_handler(signo, handler).map_err(|errno| Error::Signals {
             call: "sigaction",
@@ -35,7 +42,7 @@ pub fn install_run_handlers() -> Result<(), Error> {
     Ok(())
 }
 
-/// Blocks SIGINT, SIGTERM and SIGUSR1 on the calling thread (a measurement thread), so they
+/// Blocks SIGINT, SIGTERM, SIGUSR1 and SIGUSR2 on the calling thread (a measurement thread), so they
 /// go to the main thread and never cut a sleep short.
 pub fn block_run_signals() -> Result<(), Error> {
     let setup = |errno| Error::Signals {
@@ -45,6 +52,7 @@ pub fn block_run_signals() -> Result<(), Error> {
     let mut set = sys::sigset_of(libc::SIGINT).map_err(setup)?;
     sys::sigset_add(&mut set, libc::SIGTERM).map_err(setup)?;
     sys::sigset_add(&mut set, libc::SIGUSR1).map_err(setup)?;
+    sys::sigset_add(&mut set, libc::SIGUSR2).map_err(setup)?;
     sys::block_signals(&set).map_err(setup)
 }
 
@@ -61,4 +69,9 @@ pub fn request_stop() {
 /// True once per SIGUSR1: reading clears it.
 pub fn take_status_request() -> bool {
     STATUS.swap(false, Ordering::SeqCst)
+}
+
+/// True once per SIGUSR2: reading clears it.
+pub fn take_snapshot_request() -> bool {
+    SNAPSHOT.swap(false, Ordering::SeqCst)
 }

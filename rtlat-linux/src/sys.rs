@@ -312,6 +312,27 @@ pub(crate) fn capget_effective() -> Result<u64, Errno> {
     Ok(u64::from(data[0].effective) | (u64::from(data[1].effective) << 32))
 }
 
+unsafe extern "C" {
+    /// POSIX `tzset(3)` (not bound by the libc crate): reads `TZ` into libc's time zone state.
+    fn tzset();
+}
+
+/// The local time zone's offset from UTC, in seconds east, at `unix` (seconds since the epoch),
+/// from `localtime_r` (which honours `TZ`).
+pub(crate) fn utc_offset(unix: libc::time_t) -> Result<i64, Errno> {
+    // SAFETY: tzset only reads the environment and initialises libc's time zone state; an
+    // all-zero `tm` is a valid value for localtime_r to overwrite; both pointers are valid for
+    // the duration of the call.
+    unsafe {
+        tzset();
+        let mut tm: libc::tm = mem::zeroed();
+        if libc::localtime_r(&unix, &mut tm).is_null() {
+            return Err(last_errno());
+        }
+        Ok(tm.tm_gmtoff as i64)
+    }
+}
+
 // ---- signals -------------------------------------------------------------------------------
 
 /// The lowest real-time signal number usable by applications (glibc keeps two for itself).

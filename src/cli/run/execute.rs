@@ -197,6 +197,8 @@ fn supervise(
     let mut stdout = std::io::stdout().lock();
     let mut last_max: Vec<i64> = vec![i64::MIN; threads];
     let mut first = true;
+    let snapshot_guard = as_cyclictest.then(SnapshotFile::create);
+    let snapshot_file = snapshot_guard.as_ref().and_then(|f| f.path.clone());
     loop {
         // Read before the figures: once every thread is done, this pass prints the final ones.
         let all_done = shared.live.iter().all(LiveStatus::finished);
@@ -232,7 +234,9 @@ fn supervise(
         }
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
-        if signals::take_status_request() {
+        let status = signals::take_status_request();
+        let snapshot = signals::take_snapshot_request();
+        if status || snapshot {
             let lines: Vec<_> = plan
                 .threads
                 .iter()
@@ -241,7 +245,14 @@ fn supervise(
                 .collect();
             let mut block = String::new();
             text::status_block(&mut block, &lines, nanoseconds);
-            eprint!("{block}");
+            if status {
+                eprint!("{block}");
+            }
+            if let Some(path) = snapshot.then_some(snapshot_file.as_deref()).flatten() {
+                // cyclictest's SIGUSR2: the status block into its shared-memory file, which
+                // rt-tests' get_cyclictest_snapshot reads.
+                let _ = std::fs::write(path, block.as_bytes());
+            }
         }
         if all_done {
             break;
@@ -259,6 +270,28 @@ fn supervise(
         text::cursor_down(&mut out, threads);
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
+    }
+}
+
+/// `/dev/shm/cyclictest<pid>`, where cyclictest answers SIGUSR2; removed when dropped.
+struct SnapshotFile {
+    path: Option<std::path::PathBuf>,
+}
+
+impl SnapshotFile {
+    fn create() -> SnapshotFile {
+        let path = std::path::PathBuf::from(format!("/dev/shm/cyclictest{}", std::process::id()));
+        SnapshotFile {
+            path: std::fs::write(&path, b"").ok().map(|_| path),
+        }
+    }
+}
+
+impl Drop for SnapshotFile {
+    fn drop(&mut self) {
+        if let Some(path) = &self.path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -355,8 +388,13 @@ fn finish(
             numa_nodes: !config.smp,
         };
         let doc = json_out::document(&facts, reports);
-        write_atomically(path, doc.as_bytes())
-            .map_err(|e| format!("--json {}: {e}", path.display()))?;
+        if path.as_os_str() == "-" {
+            print!("{doc}");
+            let _ = std::io::stdout().flush();
+        } else {
+            write_atomically(path, doc.as_bytes())
+                .map_err(|e| format!("--json {}: {e}", path.display()))?;
+        }
     }
     if failed {
         eprintln!(

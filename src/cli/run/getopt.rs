@@ -90,8 +90,22 @@ pub fn scan<Id: Copy>(
 ) -> Result<Vec<Found<Id>>, UsageError> {
     let mut found = Vec::new();
     let mut i = 0;
+    // An option whose optional value was not taken: a stray word right after it was most
+    // likely meant as that value, so the error names the option.
+    let mut after_optional: Option<&Spec<Id>> = None;
     while let Some(arg) = args.get(i) {
         i += 1;
+        let previous = after_optional.take();
+        let stray = |argument: &String| match previous {
+            Some(spec) => UsageError::InvalidValue {
+                option: spec.name(),
+                value: argument.clone(),
+                expected: describe.expected(spec.id),
+            },
+            None => UsageError::StrayArgument {
+                argument: argument.clone(),
+            },
+        };
         if arg == "--" {
             if let Some(stray) = args.get(i) {
                 return Err(UsageError::StrayArgument {
@@ -122,15 +136,19 @@ pub fn scan<Id: Copy>(
                     i += 1;
                     Some(next.clone())
                 }
-                (HasArg::Optional(peek), None) => take_peeked(args, &mut i, peek),
+                (HasArg::Optional(peek), None) => {
+                    let value = take_peeked(args, &mut i, peek);
+                    if value.is_none() {
+                        after_optional = Some(spec);
+                    }
+                    value
+                }
             };
             found.push(Found { id: spec.id, value });
             continue;
         }
         let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return Err(UsageError::StrayArgument {
-                argument: arg.clone(),
-            });
+            return Err(stray(arg));
         };
         for (at, letter) in cluster.char_indices() {
             let Some(spec) = specs.iter().find(|s| s.short == Some(letter)) else {
@@ -165,6 +183,9 @@ pub fn scan<Id: Copy>(
                     } else {
                         Some(rest.to_owned())
                     };
+                    if value.is_none() {
+                        after_optional = Some(spec);
+                    }
                     found.push(Found { id: spec.id, value });
                     break;
                 }

@@ -544,10 +544,13 @@ impl RunConfig {
                             ),
                         });
                     }
-                    notices.push(format!(
-                        "no -p/--priority given: using {} priority {default} (number of threads + 1, as cyclictest does)",
-                        policy.sched_name()
-                    ));
+                    // cyclictest's own words, so that its stderr is the same.
+                    notices.push(format!("defaulting realtime priority to {default}"));
+                    if self.policy.is_none() {
+                        notices.push(
+                            "policy and priority don't match: setting policy to SCHED_FIFO".into(),
+                        );
+                    }
                     default
                 }
             }
@@ -607,7 +610,7 @@ impl RunConfig {
     /// Checks that the `--json` and `--histfile` files can be written (see
     /// [`check_writable_parent`]).
     pub fn check_output_paths(&self) -> Result<(), UsageError> {
-        if let Some(path) = &self.json {
+        if let Some(path) = self.json.as_ref().filter(|p| p.as_os_str() != "-") {
             check_writable_parent(path, "--json")?;
         }
         if let Some(path) = &self.histfile {
@@ -1190,6 +1193,8 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             }
             Opt::Histfile => config.histfile = Some(path(id, value)?),
             Opt::Interval => config.interval_us = number(id, value, 1, MAX_INTERVAL_US)?,
+            // `--json -` writes the document to stdout, as cyclictest does.
+            Opt::Json if value == "-" => config.json = Some(PathBuf::from("-")),
             Opt::Json => config.json = Some(path(id, value)?),
             Opt::Laptop => config.laptop = true,
             Opt::Loops => config.loops = number(id, value, 0, u64::MAX)?,

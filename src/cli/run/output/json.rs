@@ -49,8 +49,8 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
         "{{\n  \"file_version\": 1,\n  \"cmdline:\": {},\n  \"rt_test_version:\": {},\n  \"start_time\": {},\n  \"end_time\": {},\n  \"return_code\": {},\n",
         text(&facts.cmdline),
         text(RT_TESTS_FORMAT_VERSION),
-        text(&rfc2822(facts.start_unix)),
-        text(&rfc2822(facts.end_unix)),
+        text(&rfc2822_local(facts.start_unix)),
+        text(&rfc2822_local(facts.end_unix)),
         facts.return_code
     );
     let _ = write!(
@@ -204,8 +204,23 @@ fn sysinfo() -> SysInfo {
     }
 }
 
-/// RFC 2822 date in UTC: `Sun, 29 Nov 2026 18:47:07 +0000`.
-pub fn rfc2822(unix: u64) -> String {
+/// RFC 2822 date in local time, as cyclictest writes it (`%a, %d %b %Y %T %z`):
+/// `Sun, 29 Nov 2026 18:47:07 +0000`.
+pub fn rfc2822_local(unix: u64) -> String {
+    let offset = rtlat_linux::utc_offset_seconds(unix as i64).unwrap_or(0);
+    rfc2822(unix, offset)
+}
+
+/// RFC 2822 date at `offset` seconds east of UTC.
+pub fn rfc2822(unix: u64, offset: i64) -> String {
+    let local = (unix as i64 + offset).max(0) as u64;
+    let sign = if offset < 0 { '-' } else { '+' };
+    let zone = format!(
+        "{sign}{:02}{:02}",
+        offset.unsigned_abs() / 3600,
+        offset.unsigned_abs() / 60 % 60
+    );
+    let unix = local;
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
@@ -223,7 +238,7 @@ pub fn rfc2822(unix: u64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!(
-        "{}, {:02} {} {} {:02}:{:02}:{:02} +0000",
+        "{}, {:02} {} {} {:02}:{:02}:{:02} {zone}",
         DAYS[(days % 7) as usize],
         day,
         MONTHS[(month - 1) as usize],
@@ -241,8 +256,16 @@ mod tests {
     #[test]
     fn dates_match_cyclictest_fixture() {
         // "Sun, 29 Nov 2026 18:47:07 +0000" from the captured cyclictest JSON.
-        assert_eq!(rfc2822(1_795_978_027), "Sun, 29 Nov 2026 18:47:07 +0000");
-        assert_eq!(rfc2822(0), "Thu, 01 Jan 1970 00:00:00 +0000");
-        assert_eq!(rfc2822(951_782_400), "Tue, 29 Feb 2000 00:00:00 +0000");
+        assert_eq!(rfc2822(1_795_978_027, 0), "Sun, 29 Nov 2026 18:47:07 +0000");
+        assert_eq!(rfc2822(0, 0), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(rfc2822(951_782_400, 0), "Tue, 29 Feb 2000 00:00:00 +0000");
+        assert_eq!(
+            rfc2822(1_795_978_027, 3 * 3600),
+            "Sun, 29 Nov 2026 21:47:07 +0300"
+        );
+        assert_eq!(
+            rfc2822(1_795_978_027, -(9 * 3600 + 1800)),
+            "Sun, 29 Nov 2026 09:17:07 -0930"
+        );
     }
 }
