@@ -144,9 +144,16 @@ fn priospread_counts_down() {
         [4, 3, 2]
     );
     assert_eq!(spread.threads[0].policy, Policy::Fifo);
-    assert_eq!(spread.notices.len(), 1);
+    assert_eq!(
+        spread.notices,
+        [
+            "defaulting realtime priority to 4",
+            "policy and priority don't match: setting policy to SCHED_FIFO"
+        ],
+        "cyclictest's words"
+    );
     assert!(
-        spread.notices[0].contains("priority 4"),
+        spread.notices[0].contains("priority to 4"),
         "{:?}",
         spread.notices
     );
@@ -388,7 +395,7 @@ fn invalid_invocations() {
         ("-t -1", "-t/--threads", "invalid value '-1' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
         ("-t 9000", "-t/--threads", "invalid value '9000' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
         ("-t 2x", "-t/--threads", "invalid value '2x' for -t/--threads: expected a thread count of 1 to 8192 (bare -t: one per CPU)"),
-        ("-a x", "unexpected argument", "unexpected argument 'x': every setting is an option (e.g. -t 4, not 4; --help lists them)"),
+        ("-a x", "-a/--affinity", "invalid value 'x' for -a/--affinity: expected a CPU list such as 0-3,5 (or all, !LIST, +LIST)"),
         ("-a 5-3", "-a/--affinity", "invalid value '5-3' for -a/--affinity: the CPU range 5-3 is reversed: write it as 3-5"),
         ("-a 0,,1", "-a/--affinity", "invalid value '0,,1' for -a/--affinity: the CPU list has an empty element (two commas in a row, or a comma at an end): expected comma-separated CPU numbers or ranges (N, A-B, A-B:STRIDE or A-B:USED/GROUP), e.g. 0-3,5"),
         ("--affinity=abc", "-a/--affinity", "invalid value 'abc' for -a/--affinity: 'abc' is not a CPU number or range: expected comma-separated CPU numbers or ranges (N, A-B, A-B:STRIDE or A-B:USED/GROUP), e.g. 0-3,5"),
