@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# rtlat against cyclictest, side by side on this machine: three figures.
+#
+#   1. User-space instructions per measurement cycle (valgrind --tool=callgrind).
+#      Each tool runs `-t 1 -i 200 -p 80 -h 10000 -q` twice, with -l N1 and -l N2; the
+#      difference of the total Ir (every thread of the process: callgrind writes one file
+#      per thread with --separate-threads=yes and the script sums them) divided by N2-N1
+#      is the cost of one cycle, start-up and report cancelled. Under valgrind the process
+#      is many times slower, so cycles may overrun; the instruction count per cycle is the
+#      figure, not the latencies. The measurement thread alone is shown too, and the top
+#      source files/functions of rtlat's measurement thread per cycle (the loop is inlined
+#      into one function, so callgrind attributes it by source file).
+#   2. Latency distribution, runs interleaved (rtlat, cyclictest, rtlat, ... PAIRS pairs):
+#      each run `-t 1 -p 80 -i 200 -l LOOPS -q -m -h 10000 --json FILE`. p50 and p99 are
+#      computed the same way for both tools from the µs histogram both write in the JSON
+#      (thread.0.histogram; nearest rank over all cycles, overflows counted above the last
+#      bucket), then the median over runs of each tool's p50 and p99 is reported.
+#   3. Peak RSS ("Maximum resident set size" of /usr/bin/time -v), median of RSS_REPS runs
+#      of `-m -t 2 -h 10000 -l 2000 -q` each, plus a mid-run /proc/PID/smaps snapshot per
+#      tool broken down by kind of mapping, and one what-if run of rtlat with 256 KiB
+#      thread stacks (RUST_MIN_STACK, which std::thread honours when the spawn does not
+#      set a stack size) to show what the default 2 MiB Rust thread stacks cost under
+#      mlockall(MCL_FUTURE).
+#
+# Both tools write /dev/cpu_dma_latency (0 µs) for the run by default, so that is equal.
+# rtlat is measured as `rtlat run ...`. The script only reports; the VM it runs on is noisy
+# and shared, so nothing here is a pass/fail gate (it prints whether each goal is met).
+#
+# Needs: root (SCHED_FIFO, mlockall), valgrind (callgrind_annotate), /usr/bin/time (GNU
+# time: apt-get install -y time), python3, and a release build of rtlat
+# (`cargo build --release`; this script does not build). Writes only under a temp dir,
+# removed at the end unless KEEP=1.
+#
+# Usage:  benches/vs-cyclictest.sh
+# Knobs (environment): RTLAT (default <repo>/target/release/rtlat), CYCLICTEST (default:
+#   cyclictest on PATH), N1 N2 (callgrind loop counts, default 2000 22000), PAIRS (default 10),
+#   LOOPS (cycles per latency run, default 20000), RSS_REPS (default 3), KEEP=1.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RTLAT=${RTLAT:-$repo/target/release/rtlat}
+CYCLICTEST=${CYCLICTEST:-$(command -v cyclictest || true)}
+N1=${N1:-2000}
+N2=${N2:-22000}
+PAIRS=${PAIRS:-10}
+LOOPS=${LOOPS:-20000}
+RSS_REPS=${RSS_REPS:-3}
+
+die() { echo "vs-cyclictest: $*" >&2; exit 2; }
+[[ $(id -u) -eq 0 ]] || die "run as root (SCHED_FIFO priority 80 and mlockall)"
+[[ -x $RTLAT ]] || die "no rtlat binary at $RTLAT (cargo build --release, or set RTLAT)"
+[[ -n $CYCLICTEST && -x $CYCLICTEST ]] || die "cyclictest not found (set CYCLICTEST)"
+for tool in valgrind callgrind_annotate python3; do
+    command -v "$tool" >/dev/null || die "$tool not found"
+done
+[[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
+(( N2 > N1 )) || die "N2 must be larger than N1"
+
+out=$(mktemp -d /tmp/vs-cyclictest.XXXXXX)
+if [[ ${KEEP:-0} == 1 ]]; then
+    echo "# output kept in $out"
+else
+    trap 'rm -rf "$out"' EXIT
+fi
+
+# Provenance (read-only git queries).
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
+echo "# rtlat: $RTLAT (commit $commit, $dirty modified tracked files; binary built $(date -r "$RTLAT" '+%F %T'))"
+
+# The two tools as commands; rtlat is invoked as `rtlat run`, from a copy in the temp dir so
+# that a `cargo build` during the run cannot swap binaries between the runs.
+cp "$RTLAT" "$out/rtlat"
+rt=("$out/rtlat" run)
+ct=("$CYCLICTEST")
+echo "# cyclictest: $CYCLICTEST ($("$CYCLICTEST" --help 2>&1 | head -1 || true))"
+echo "# machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---------------------------------------------------------------------------------------
+# 1. Instructions per cycle under callgrind.
+# ---------------------------------------------------------------------------------------
+# callgrind_run NAME LOOPS CMD...: one run; thread files land in $out/cg-NAME-LOOPS.out-NN.
+callgrind_run() {
+    local name=$1 loops=$2
+    shift 2
+    valgrind --tool=callgrind --separate-threads=yes \
+        --callgrind-out-file="$out/cg-$name-$loops.out" \
+        "$@" -t 1 -i 200 -p 80 -h 10000 -q -l "$loops" \
+        >"$out/cg-$name-$loops.stdout" 2>"$out/cg-$name-$loops.log" ||
+        die "callgrind run of $name -l $loops failed; see $out/cg-$name-$loops.log (KEEP=1)"
+}
+echo "# 1/3 callgrind: -l $N1 and -l $N2 for each tool ..."
+for name in rtlat cyclictest; do
+    if [[ $name == rtlat ]]; then cmd=("${rt[@]}"); else cmd=("${ct[@]}"); fi
+    callgrind_run "$name" "$N1" "${cmd[@]}"
+    callgrind_run "$name" "$N2" "${cmd[@]}"
+done
+
+# Per-cycle figures: all threads summed, the measurement thread (the thread file whose total
+# grows most with the loop count), and rtlat's measurement thread by source file:function.
+python3 - "$out" "$N1" "$N2" "$repo" >"$out/ipc.txt" <<'PY'
+import glob, re, subprocess, sys
+from collections import Counter
+out, n1, n2, repo = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+dn = n2 - n1
+
+def totals(name, loops):
+    """{thread-file suffix: total Ir} for one run (the `totals:` line of each file)."""
+    res = {}
+    for f in sorted(glob.glob(f"{out}/cg-{name}-{loops}.out*")):
+        for line in open(f, errors="replace"):
+            if line.startswith("totals:"):
+                res[f.rsplit(".out", 1)[1] or "-"] = int(line.split()[1])
+    return res
+
+def by_function(path):
+    """Self Ir by file:function, from callgrind_annotate's function table."""
+    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", path],
+                          capture_output=True, text=True, check=True).stdout
+    counts = Counter()
+    for line in text.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s+(?:\([ \d.%]+\)\s+)?(\S.*)$", line)
+        if m and "PROGRAM TOTALS" not in line and not m[2].startswith("=>"):
+            counts[m[2]] += int(m[1].replace(",", ""))
+    return counts
+
+rows = {}
+for name in ("rtlat", "cyclictest"):
+    a, b = totals(name, n1), totals(name, n2)
+    if not a or not b:
+        sys.exit(f"no callgrind totals for {name}")
+    per_thread = {k: (b.get(k, 0) - a.get(k, 0)) / dn for k in set(a) | set(b)}
+    main_thread = max(per_thread, key=per_thread.get)
+    rows[name] = (sum(per_thread.values()), per_thread[main_thread], main_thread)
+    print(f"ipc {name} {rows[name][0]:.1f} {rows[name][1]:.1f} {sum(a.values())} {sum(b.values())}")
+
+# rtlat's measurement thread, per cycle, by source file:function (top 15).
+suffix = rows["rtlat"][2]
+fa = by_function(f"{out}/cg-rtlat-{n1}.out{suffix}")
+fb = by_function(f"{out}/cg-rtlat-{n2}.out{suffix}")
+diff = {k: (fb[k] - fa[k]) / dn for k in set(fa) | set(fb)}
+for k, v in sorted(diff.items(), key=lambda kv: -kv[1])[:15]:
+    k = re.sub(r"/rustc/[0-9a-f]+/library/", "std:", k)
+    k = re.sub(r"\s*\[/\S+\]$", "", k).replace(repo + "/", "")
+    k = k.replace(":std::sys::backtrace::__rust_begin_short_backtrace", " (inlined in the thread)")
+    print(f"top {v:7.1f}  {k}")
+PY
+
+# ---------------------------------------------------------------------------------------
+# 2. Latency, runs interleaved.
+# ---------------------------------------------------------------------------------------
+echo "# 2/3 latency: $PAIRS interleaved pairs of -l $LOOPS at 200 µs (about $(( PAIRS * 2 * LOOPS / 5000 )) s) ..."
+for i in $(seq 1 "$PAIRS"); do
+    "${rt[@]}" -t 1 -p 80 -i 200 -l "$LOOPS" -q -m -h 10000 --json "$out/lat-rtlat-$i.json" \
+        >/dev/null 2>>"$out/lat.log"
+    "${ct[@]}" -t 1 -p 80 -i 200 -l "$LOOPS" -q -m -h 10000 --json "$out/lat-cyclictest-$i.json" \
+        >/dev/null 2>>"$out/lat.log"
+done
+python3 - "$out" "$PAIRS" >"$out/lat.txt" <<'PY'
+import json, math, statistics, sys
+out, pairs = sys.argv[1], int(sys.argv[2])
+
+def percentile(hist, cycles, q):
+    """Nearest rank from cyclictest's µs buckets; ranks past the last bucket (overflows)
+    give the bucket count, i.e. 'at least this'."""
+    rank = max(1, math.ceil(q * cycles))
+    seen = 0
+    for bucket in sorted(hist, key=int):
+        seen += hist[bucket]
+        if seen >= rank:
+            return int(bucket)
+    return 10000
+
+for name in ("rtlat", "cyclictest"):
+    p50, p99, runs = [], [], []
+    for i in range(1, pairs + 1):
+        t = json.load(open(f"{out}/lat-{name}-{i}.json"))["thread"]["0"]
+        p50.append(percentile(t["histogram"], t["cycles"], 0.50))
+        p99.append(percentile(t["histogram"], t["cycles"], 0.99))
+        runs.append(f"{p50[-1]}/{p99[-1]}/{t['max']}")
+    print(f"lat {name} {statistics.median(p50)} {statistics.median(p99)} {' '.join(runs)}")
+PY
+
+# ---------------------------------------------------------------------------------------
+# 3. Peak RSS.
+# ---------------------------------------------------------------------------------------
+echo "# 3/3 peak RSS: -m -t 2 -h 10000 -l 2000 -q, $RSS_REPS runs each, a smaps snapshot each ..."
+rss_args=(-m -t 2 -h 10000 -l 2000 -q)
+peak_rss() { # CMD... -> "Maximum resident set size" in KiB
+    /usr/bin/time -v "$@" "${rss_args[@]}" 2>&1 >/dev/null |
+        awk -F': ' '/Maximum resident set size/ {print $2}'
+}
+: >"$out/rss.txt"
+for i in $(seq 1 "$RSS_REPS"); do
+    echo "rss rtlat $(peak_rss "${rt[@]}")" >>"$out/rss.txt"
+    echo "rss cyclictest $(peak_rss "${ct[@]}")" >>"$out/rss.txt"
+done
+echo "rss rtlat-stack256k $(RUST_MIN_STACK=262144 peak_rss "${rt[@]}")" >>"$out/rss.txt"
+
+# A snapshot of /proc/PID/smaps one second into a run (2 s at the default 1 ms interval),
+# summed by kind of mapping. Thread stacks are the mappings holding a thread's stack pointer
+# (/proc/PID/task/TID/syscall, read while the thread sleeps in a system call); a small
+# anonymous mapping directly above a PROT_NONE guard page that holds no stack pointer is a
+# signal stack (Rust gives every thread an 8 KiB sigaltstack), guard pages go with them.
+smaps_snapshot() { # NAME CMD...
+    local name=$1 pid
+    shift
+    "$@" "${rss_args[@]}" >/dev/null 2>&1 &
+    pid=$!
+    sleep 1
+    python3 - "$pid" "$name" "$(readlink -f "$1")" >>"$out/rss.txt" <<'PY' || true
+import glob, re, sys
+pid, name, exe = sys.argv[1:4]
+maps, cur = [], None
+for line in open(f"/proc/{pid}/smaps"):
+    m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$", line)
+    if m:
+        cur = dict(lo=int(m[1], 16), hi=int(m[2], 16), perm=m[3], path=m[4].strip(), rss=0)
+        maps.append(cur)
+    elif line.startswith("Rss:"):
+        cur["rss"] = int(line.split()[1])
+sps = []
+for f in glob.glob(f"/proc/{pid}/task/*/syscall"):
+    fields = open(f).read().split()
+    if len(fields) >= 8:
+        sps.append(int(fields[-2], 16))
+kinds = {}
+for prev, m in zip([None] + maps, maps):
+    if m["path"] == exe:
+        kind = "own binary (file)"
+    elif m["path"].startswith("/"):
+        kind = "shared libraries (file)"
+    elif m["path"] == "[heap]":
+        kind = "main heap (brk)"
+    elif m["path"] == "[stack]":
+        kind = "main thread stack"
+    elif m["path"]:
+        kind = "other (" + m["path"] + ")"
+    elif any(m["lo"] <= sp < m["hi"] for sp in sps):
+        kind = "measurement thread stacks"
+    elif (m["perm"].startswith("rw") and prev and prev["hi"] == m["lo"]
+          and prev["perm"].startswith("---") and prev["hi"] - prev["lo"] <= 65536):
+        kind = "signal stacks and guard pages"
+    elif m["perm"].startswith("---") and m["hi"] - m["lo"] <= 65536:
+        kind = "signal stacks and guard pages"
+    else:
+        kind = "anonymous (arenas, histograms, libc)"
+    kinds[kind] = kinds.get(kind, 0) + m["rss"]
+for kind, kib in sorted(kinds.items(), key=lambda kv: -kv[1]):
+    print(f"smaps {name} {kib} {kind}")
+print(f"smaps {name} {sum(kinds.values())} total (mid-run)")
+PY
+    wait "$pid" || true
+}
+smaps_snapshot rtlat "${rt[@]}"
+smaps_snapshot cyclictest "${ct[@]}"
+
+# ---------------------------------------------------------------------------------------
+# The table.
+# ---------------------------------------------------------------------------------------
+python3 - "$out" "$N1" "$N2" "$PAIRS" "$LOOPS" "$RSS_REPS" <<'PY'
+import statistics, sys
+out, n1, n2, pairs, loops, reps = sys.argv[1], *map(int, sys.argv[2:])
+ipc, lat, rss, smaps, top = {}, {}, {}, {}, []
+for line in open(f"{out}/ipc.txt"):
+    f = line.split()
+    if f[0] == "ipc":
+        ipc[f[1]] = (float(f[2]), float(f[3]))
+    elif f[0] == "top":
+        top.append(line[4:].rstrip())
+for line in open(f"{out}/lat.txt"):
+    f = line.split()
+    lat[f[1]] = (float(f[2]), float(f[3]), " ".join(f[4:]))
+for line in open(f"{out}/rss.txt"):
+    f = line.split()
+    if f[0] == "rss" and len(f) > 2:
+        rss.setdefault(f[1], []).append(int(f[2]))
+    elif f[0] == "smaps":
+        smaps.setdefault(f[1], []).append((int(f[2]), " ".join(f[3:])))
+
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+def goal(ok):
+    return "met" if ok else "NOT met"
+
+r_ipc = ratio(ipc["rtlat"][0], ipc["cyclictest"][0])
+r_p50 = ratio(lat["rtlat"][0], lat["cyclictest"][0])
+r_p99 = ratio(lat["rtlat"][1], lat["cyclictest"][1])
+rss_rt, rss_ct = statistics.median(rss["rtlat"]), statistics.median(rss["cyclictest"])
+r_rss = ratio(rss_rt, rss_ct)
+
+print()
+print("| figure | rtlat | cyclictest | rtlat/cyclictest | goal |")
+print("| --- | ---: | ---: | ---: | --- |")
+print(f"| instructions/cycle, all threads (callgrind, -l {n1} vs {n2}) | {ipc['rtlat'][0]:.1f} | {ipc['cyclictest'][0]:.1f} | {r_ipc:.2f} | <= 0.70: {goal(r_ipc <= 0.7)} |")
+print(f"| instructions/cycle, measurement thread only | {ipc['rtlat'][1]:.1f} | {ipc['cyclictest'][1]:.1f} | {ratio(ipc['rtlat'][1], ipc['cyclictest'][1]):.2f} | |")
+print(f"| latency p50 µs, median of {pairs} runs (-l {loops}, -i 200, -p 80) | {lat['rtlat'][0]:g} | {lat['cyclictest'][0]:g} | {r_p50:.2f} | <= 1.00: {goal(r_p50 <= 1.0)} |")
+print(f"| latency p99 µs, median of {pairs} runs | {lat['rtlat'][1]:g} | {lat['cyclictest'][1]:g} | {r_p99:.2f} | <= 1.00: {goal(r_p99 <= 1.0)} |")
+print(f"| peak RSS KiB, median of {reps} (-m -t 2 -h 10000 -l 2000) | {rss_rt:g} | {rss_ct:g} | {r_rss:.2f} | <= 1.00: {goal(r_rss <= 1.0)} |")
+if "rtlat-stack256k" in rss:
+    v = rss["rtlat-stack256k"][0]
+    print(f"| what-if: peak RSS KiB, rtlat with 256 KiB thread stacks | {v} | {rss_ct:g} | {ratio(v, rss_ct):.2f} | |")
+print()
+for name in ("rtlat", "cyclictest"):
+    print(f"latency runs {name} (p50/p99/max µs): {lat[name][2]}")
+for name in ("rtlat", "cyclictest"):
+    print(f"peak RSS runs {name} (KiB): {' '.join(map(str, rss[name]))}")
+print()
+print("mid-run RSS by mapping (KiB):  rtlat | cyclictest")
+kinds = []
+for name in ("rtlat", "cyclictest"):
+    for _, k in smaps.get(name, []):
+        if k not in kinds:
+            kinds.append(k)
+for k in kinds:
+    v = [dict((kk, vv) for vv, kk in smaps.get(n, [])).get(k, 0) for n in ("rtlat", "cyclictest")]
+    if v == [0, 0]:
+        continue
+    print(f"  {k:<40} {v[0]:>7} | {v[1]:>7}")
+print()
+print("rtlat measurement thread, instructions per cycle by source file:function (top 15):")
+for t in top:
+    print("  " + t)
+PY
