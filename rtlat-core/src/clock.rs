@@ -58,6 +58,8 @@ pub struct TickScale {
     rate_hz: u64,
     mult: u64,
     shift: u32,
+    /// A nanosecond clock: conversion is the identity, skipped with one predictable branch.
+    identity: bool,
 }
 
 impl TickScale {
@@ -75,6 +77,7 @@ impl TickScale {
                     rate_hz,
                     mult: mult as u64,
                     shift,
+                    identity: rate_hz == 1_000_000_000,
                 });
             }
             shift -= 1;
@@ -86,6 +89,7 @@ impl TickScale {
         rate_hz: 1_000_000_000,
         mult: 1 << 63,
         shift: 63,
+        identity: true,
     };
 
     /// Ticks per second.
@@ -96,6 +100,9 @@ impl TickScale {
     /// `ticks` in nanoseconds, truncated (saturates at `u64::MAX`).
     #[inline(always)]
     pub const fn to_ns(&self, ticks: u64) -> u64 {
+        if self.identity {
+            return ticks;
+        }
         let ns = (ticks as u128 * self.mult as u128) >> self.shift;
         if ns > u64::MAX as u128 {
             u64::MAX

@@ -8,10 +8,20 @@ use std::path::{Path, PathBuf};
 
 /// Writes `contents` to `path` atomically.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, |file| file.write_all(contents))
+}
+
+/// Writes to `path` atomically what `write` writes into the (buffered) temporary file, so a
+/// large text is streamed, never held whole in memory.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
     let temporary = temporary_path(path);
     let result = (|| {
-        let mut file = File::create(&temporary)?;
-        file.write_all(contents)?;
+        let mut file = io::BufWriter::new(File::create(&temporary)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         fs::rename(&temporary, path)?;
         // Make the rename itself durable.

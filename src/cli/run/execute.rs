@@ -14,14 +14,18 @@ use serde_json::json;
 use super::live::{LiveFigures, LiveStatus};
 use super::measure::{MeasurePlan, RunShared, run_thread};
 use super::options::{self, Align, Clock, Parsed, Plan, Policy, RunConfig, Timer, Unit};
+use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
 use super::report::ThreadReport;
 use super::ring::SampleRing;
 use super::usage::usage;
-use crate::cli::atomic_file::write_atomically;
+use crate::cli::atomic_file::{write_atomically, write_atomically_with};
 
 /// Bytes of each measurement thread's stack written before the run.
 const STACK_PREFAULT: usize = 64 * 1024;
+/// Each measurement thread's stack: the loop needs a few KiB; the prefault and its margin
+/// need about 150 KiB. Rust's default (2 MiB) would all be made resident by `mlockall`.
+const THREAD_STACK: usize = 256 * 1024;
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
 const VERBOSE_RING: usize = 16_384;
 /// How often the main thread refreshes the screen and checks for the end (cyclictest: 10 ms).
@@ -142,6 +146,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                 let shared = &shared;
                 std::thread::Builder::new()
                     .name(format!("rtlat-t{}", p.index))
+                    .stack_size(THREAD_STACK)
                     .spawn_scoped(scope, move || run_thread(p, shared))
             })
             .collect();
@@ -335,18 +340,28 @@ fn finish(
         }
     }
     if let Some(h) = config.histogram {
-        let mut hist = String::new();
-        text::histogram(
-            &mut hist,
-            reports,
-            h.with_total,
-            nanoseconds,
-            !as_cyclictest,
-        );
+        // Streamed line by line (a 10 000-bucket histogram is 200 KiB of text per thread).
+        let write = |w: &mut dyn std::io::Write| {
+            let mut text_out = IoText::new(w);
+            let formatted = text::histogram(
+                &mut text_out,
+                reports,
+                h.with_total,
+                nanoseconds,
+                !as_cyclictest,
+            );
+            let written = text_out.finish();
+            written.and_then(|()| formatted.map_err(|_| std::io::Error::other("formatting failed")))
+        };
         match &config.histfile {
-            Some(path) => write_atomically(path, hist.as_bytes())
+            Some(path) => write_atomically_with(path, |file| write(file))
                 .map_err(|e| format!("--histfile {}: {e}", path.display()))?,
-            None => out.push_str(&hist),
+            None => {
+                print!("{out}");
+                out.clear();
+                let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+                write(&mut stdout).map_err(|e| format!("stdout: {e}"))?;
+            }
         }
     }
     if config.spike.is_some() {

@@ -10,9 +10,10 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use rtlat_core::cycle::Sample;
-use rtlat_core::{CycleConfig, CycleEngine, Histogram, Linear, Outcome, Stats};
+use rtlat_core::{CycleConfig, CycleEngine, Layout, Linear, Outcome, Stats, Timer};
 use rtlat_linux::{
-    AnyTimer, ClockId, Ftrace, PageFaults, Policy, PosixClock, ThreadSetup, TimerKind,
+    AbsoluteSleep, ClockId, Ftrace, NanoSleep, PageFaults, Policy, PosixClock, PosixTimer,
+    RelativeSleep, ThreadSetup, TimerFd, TimerKind,
 };
 
 use super::live::{LiveFigures, LiveStatus};
@@ -76,27 +77,48 @@ pub struct RunShared {
 }
 
 /// Runs one measurement thread to the end of the run. Errors are one-line messages.
+///
+/// The loop is compiled once per timer kind, so a cycle pays no dispatch on the timer.
 pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport, String> {
+    let clock = plan.clock;
+    match plan.timer {
+        TimerKind::Absolute => measure(plan, shared, || Ok(AbsoluteSleep::new(clock))),
+        TimerKind::Relative => measure(plan, shared, || Ok(RelativeSleep::new(clock))),
+        TimerKind::NanoSleep => measure(plan, shared, || Ok(NanoSleep::new(clock))),
+        TimerKind::PosixTimer => measure(plan, shared, || PosixTimer::new(clock, plan.interval_ns)),
+        TimerKind::TimerFd => measure(plan, shared, || TimerFd::new(clock, plan.interval_ns)),
+    }
+}
+
+/// [`run_thread`] with a concrete timer, made on this thread by `make_timer`.
+fn measure<T: Timer<Error = rtlat_linux::Error>>(
+    plan: &MeasurePlan,
+    shared: &RunShared,
+    make_timer: impl FnOnce() -> Result<T, rtlat_linux::Error>,
+) -> Result<ThreadReport, String> {
     let live = &shared.live[plan.index];
     let ring = shared.rings[plan.index].as_ref();
-    let prepared = prepare(plan, live);
+    // However this function ends (finished, broken, failed), the run ends with it and the
+    // main thread is told: no path leaves the supervisor waiting.
+    let _ending = EndsTheRun {
+        live,
+        stop: &shared.stop,
+    };
+    let prepared = prepare(plan, live, make_timer);
     // Meet the others even after a failure, so nobody waits forever.
     shared.ready.wait();
     shared.go.wait();
     let (mut state, mut engine) = prepared?;
-    // cyclictest's fixed-width histogram borrows counters allocated (and written) before the run.
-    let mut linear_counters = std::mem::take(&mut state.linear_counters);
-    let mut linear = match plan.linear {
-        Some((_, width)) => Some(
-            Linear::new(0, width)
-                .and_then(|layout| Histogram::with_storage(layout, &mut linear_counters[..]))
-                .map_err(|e| format!("thread {}: {e}", plan.index))?,
-        ),
+    // cyclictest's fixed-width histogram: counters allocated (and written) before the run,
+    // indexed by rtlat-core's linear layout; its min/max/sum are the thread's `Stats`, so no
+    // second summary is kept.
+    let linear = match plan.linear {
+        Some((_, width)) => {
+            Some(Linear::new(0, width).map_err(|e| format!("thread {}: {e}", plan.index))?)
+        }
         None => None,
     };
     if shared.stop.load(Ordering::Acquire) {
-        live.set_finished();
-        let linear = linear.as_ref().map(|h| state.linear_report(h));
         return Ok(state.finish(plan, &engine, linear, 0));
     }
     match plan.aligned_offset_ns {
@@ -130,10 +152,12 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
                 state.spikes.push((sample.latency_ns, sample.wake_ticks));
             }
         }
-        if let Some(h) = linear.as_mut() {
-            let outside = h.underflow() + h.overflow();
-            h.record(sample.latency_ns);
-            if h.underflow() + h.overflow() > outside
+        if let Some(layout) = &linear {
+            let counters = &mut state.linear_counters;
+            let last = counters.len() - 1;
+            let index = layout.index(sample.latency_ns, counters.len());
+            counters[index] += 1;
+            if (index == 0 || index == last)
                 && state.overflow_cycles.len() < state.overflow_cycles.capacity()
             {
                 state.overflow_cycles.push(sample.cycle);
@@ -173,14 +197,24 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
             .map(|f| f.minor.saturating_sub(start))
             .unwrap_or(0)
     });
-    // The first thread to finish its loops, break or fail ends the run (cyclictest's rule).
-    shared.stop.store(true, Ordering::Release);
-    live.set_finished();
     result?;
-    let linear = linear.as_ref().map(|h| state.linear_report(h));
     let mut report = state.finish(plan, &engine, linear, faults);
     report.allocations = allocations;
     Ok(report)
+}
+
+/// Marks the thread finished and stops the run when dropped: the first thread to finish its
+/// loops, break or fail ends the run (cyclictest's rule).
+struct EndsTheRun<'a> {
+    live: &'a LiveStatus,
+    stop: &'a AtomicBool,
+}
+
+impl Drop for EndsTheRun<'_> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        self.live.set_finished();
+    }
 }
 
 /// Everything a thread records into, allocated and touched before the first cycle.
@@ -196,10 +230,12 @@ struct ThreadState {
     broke: Option<Sample>,
 }
 
-type Engine = CycleEngine<PosixClock, AnyTimer>;
-
 /// Sets up the calling thread and allocates its state.
-fn prepare(plan: &MeasurePlan, live: &LiveStatus) -> Result<(ThreadState, Engine), String> {
+fn prepare<T: Timer<Error = rtlat_linux::Error>>(
+    plan: &MeasurePlan,
+    live: &LiveStatus,
+    make_timer: impl FnOnce() -> Result<T, rtlat_linux::Error>,
+) -> Result<(ThreadState, CycleEngine<PosixClock, T>), String> {
     let failed = |e: rtlat_linux::Error| format!("thread {}: {e}", plan.index);
     rtlat_linux::signals::block_run_signals().map_err(failed)?;
     let mut setup = ThreadSetup::new(plan.policy, plan.priority);
@@ -210,7 +246,8 @@ fn prepare(plan: &MeasurePlan, live: &LiveStatus) -> Result<(ThreadState, Engine
 
     let histogram = new_run_histogram();
     let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);
-    let linear_counters = vec![0u64; buckets + 2];
+    let mut linear_counters = vec![0u64; buckets + 2];
+    touch(&mut linear_counters);
     // Written to the full capacity once, so pushes during the run touch mapped pages only.
     let mut overflow_cycles = vec![0u64; buckets];
     touch(&mut overflow_cycles);
@@ -228,7 +265,7 @@ fn prepare(plan: &MeasurePlan, live: &LiveStatus) -> Result<(ThreadState, Engine
     spikes.clear();
 
     let clock = PosixClock::new(plan.clock);
-    let timer = AnyTimer::new(plan.timer, plan.clock, plan.interval_ns).map_err(failed)?;
+    let timer = make_timer().map_err(failed)?;
     let config = CycleConfig {
         interval_ns: plan.interval_ns,
         loops: plan.loops,
@@ -274,25 +311,26 @@ impl ThreadState {
     }
 
     /// The fixed-width histogram's counts, taken after the run.
-    fn linear_report(&mut self, h: &Histogram<Linear, &mut [u64]>) -> LinearReport {
+    fn linear_report(&mut self, layout: &Linear) -> LinearReport {
+        let counters = std::mem::take(&mut self.linear_counters);
+        let (underflows, overflows) = (counters[0], counters[counters.len() - 1]);
         LinearReport {
-            width_ns: h.layout().width(),
-            counts: (0..h.bucket_count())
-                .map(|i| h.bucket(i).map_or(0, |b| b.count))
-                .collect(),
-            overflows: h.overflow() + h.underflow(),
-            underflows: h.underflow(),
+            width_ns: layout.width(),
+            counts: counters[1..counters.len() - 1].to_vec(),
+            overflows: overflows + underflows,
+            underflows,
             overflow_cycles: std::mem::take(&mut self.overflow_cycles),
         }
     }
 
-    fn finish(
-        self,
+    fn finish<T: Timer>(
+        mut self,
         plan: &MeasurePlan,
-        engine: &Engine,
-        linear: Option<LinearReport>,
+        engine: &CycleEngine<PosixClock, T>,
+        linear: Option<Linear>,
         minor_faults: u64,
     ) -> ThreadReport {
+        let linear = linear.map(|layout| self.linear_report(&layout));
         ThreadReport {
             index: plan.index,
             tid: self.tid,
@@ -311,5 +349,85 @@ impl ThreadState {
             spikes: self.spikes,
             spikes_total: self.spikes_total,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(threads: usize) -> RunShared {
+        RunShared {
+            stop: AtomicBool::new(false),
+            live: (0..threads).map(|_| LiveStatus::default()).collect(),
+            rings: (0..threads).map(|_| None).collect(),
+            ready: Barrier::new(threads + 1),
+            epoch_ns: AtomicU64::new(0),
+            go: Barrier::new(threads + 1),
+            break_tid: AtomicI32::new(0),
+            ftrace: None,
+        }
+    }
+
+    fn plan() -> MeasurePlan {
+        MeasurePlan {
+            index: 0,
+            cpu: None,
+            policy: Policy::Other,
+            priority: 0,
+            interval_ns: 100_000,
+            loops: Some(50),
+            break_above_ns: None,
+            timer: TimerKind::Absolute,
+            clock: ClockId::Monotonic,
+            linear: Some((100, 1000)),
+            aligned_offset_ns: None,
+            prefault_stack: 16 * 1024,
+            display_unit_ns: 1000,
+            spike_above_ns: None,
+            spike_nodes: 0,
+        }
+    }
+
+    #[test]
+    fn a_thread_that_fails_set_up_still_ends_the_run() {
+        let shared = shared(1);
+        // Prefaulting more stack than the thread has fails in set-up.
+        let plan = MeasurePlan {
+            prefault_stack: 8 << 20,
+            ..plan()
+        };
+        let result = std::thread::scope(|s| {
+            let worker = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn_scoped(s, || run_thread(&plan, &shared))
+                .unwrap();
+            shared.ready.wait();
+            shared.go.wait();
+            worker.join().unwrap()
+        });
+        assert!(result.is_err());
+        assert!(shared.live[0].finished(), "the supervisor is told");
+        assert!(shared.stop.load(Ordering::Acquire), "the run stops");
+    }
+
+    #[test]
+    fn a_thread_measures_its_loops_and_reports_them() {
+        let shared = shared(1);
+        let plan = plan();
+        let report = std::thread::scope(|s| {
+            let worker = s.spawn(|| run_thread(&plan, &shared));
+            shared.ready.wait();
+            shared.go.wait();
+            worker.join().unwrap()
+        })
+        .unwrap();
+        assert_eq!(report.stats.summary().count(), 50);
+        assert_eq!(report.histogram.count(), 50);
+        let linear = report.linear.unwrap();
+        assert_eq!(linear.counts.iter().sum::<u64>() + linear.overflows, 50);
+        assert_eq!(report.allocations, 0, "nothing allocated while measuring");
+        assert!(shared.live[0].finished());
+        assert_eq!(shared.live[0].read().cycles, 50);
     }
 }

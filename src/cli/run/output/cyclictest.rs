@@ -1,7 +1,7 @@
 //! cyclictest's text output, byte for byte: the live and `-q` `T:` lines, the `-h`/`-H`
 //! histogram with its trailer, the `-b` break lines, `-v` samples and the SIGUSR1 block.
 
-use std::fmt::Write as _;
+use std::fmt::Write;
 
 use rtlat_core::report::CyclictestLine;
 
@@ -90,13 +90,13 @@ pub fn status_block(out: &mut String, lines: &[(LineHeader, LiveFigures)], nanos
 /// (only with more than one thread, like cyclictest). `extra` adds rtlat's own trailer lines
 /// (all starting with `# `, where no cyclictest parser looks); pass false under the name
 /// `cyclictest`.
-pub fn histogram(
-    out: &mut String,
+pub fn histogram<W: Write>(
+    out: &mut W,
     threads: &[ThreadReport],
     histofall: bool,
     nanoseconds: bool,
     extra: bool,
-) {
+) -> std::fmt::Result {
     let unit = if nanoseconds { 1 } else { 1000 };
     let total_column = histofall && threads.len() > 1;
     let buckets = threads
@@ -111,104 +111,108 @@ pub fn histogram(
             .and_then(|l| l.counts.get(i).copied())
             .unwrap_or(0)
     };
-    out.push_str("# Histogram\n");
+    out.write_str("# Histogram\n")?;
     let mut totals = vec![0u64; threads.len() + 1];
     for i in 0..buckets {
-        let _ = write!(out, "{i:06} ");
+        write!(out, "{i:06} ")?;
         let mut all = 0u64;
         for (j, t) in threads.iter().enumerate() {
             let c = count(t, i);
-            let _ = write!(out, "{c:06}");
+            write!(out, "{c:06}")?;
             if j + 1 < threads.len() {
-                out.push('\t');
+                out.write_char('\t')?;
             }
             totals[j] += c;
             all += c;
         }
         if total_column {
-            let _ = write!(out, "\t{all:06}");
+            write!(out, "\t{all:06}")?;
             totals[threads.len()] += all;
         }
-        out.push('\n');
+        out.write_char('\n')?;
     }
     let columns = if total_column {
         threads.len() + 1
     } else {
         threads.len()
     };
-    out.push_str("# Total:");
+    out.write_str("# Total:")?;
     for total in &totals[..columns] {
-        let _ = write!(out, " {total:09}");
+        write!(out, " {total:09}")?;
     }
-    out.push_str("\n# Min Latencies:");
+    out.write_str("\n# Min Latencies:")?;
     for t in threads {
         let min = t.stats.summary().min().map_or(1_000_000, |ns| ns / unit);
-        let _ = write!(out, " {min:05}");
+        write!(out, " {min:05}")?;
     }
-    out.push_str("\n# Avg Latencies:");
+    out.write_str("\n# Avg Latencies:")?;
     for t in threads {
         let avg = t.stats.summary().mean_truncated().map_or(0, |ns| ns / unit);
-        let _ = write!(out, " {avg:05}");
+        write!(out, " {avg:05}")?;
     }
-    out.push_str("\n# Max Latencies:");
+    out.write_str("\n# Max Latencies:")?;
     let mut maxmax = 0i64;
     for t in threads {
         let max = t.stats.summary().max().map_or(0, |ns| ns / unit);
         maxmax = maxmax.max(max);
-        let _ = write!(out, " {max:05}");
+        write!(out, " {max:05}")?;
     }
     if total_column {
-        let _ = write!(out, " {maxmax:05}");
+        write!(out, " {maxmax:05}")?;
     }
-    out.push_str("\n# Histogram Overflows:");
+    out.write_str("\n# Histogram Overflows:")?;
     let overflows = |t: &ThreadReport| t.linear.as_ref().map_or(0, |l| l.overflows);
     for t in threads {
-        let _ = write!(out, " {:05}", overflows(t));
+        write!(out, " {:05}", overflows(t))?;
     }
     if total_column {
-        let _ = write!(out, " {:05}", threads.iter().map(overflows).sum::<u64>());
+        write!(out, " {:05}", threads.iter().map(overflows).sum::<u64>())?;
     }
-    out.push_str("\n# Histogram Overflow at cycle number:\n");
+    out.write_str("\n# Histogram Overflow at cycle number:\n")?;
     for (i, t) in threads.iter().enumerate() {
-        let _ = write!(out, "# Thread {i}:");
+        write!(out, "# Thread {i}:")?;
         if let Some(l) = &t.linear {
             for cycle in &l.overflow_cycles {
-                let _ = write!(out, " {cycle:05}");
+                write!(out, " {cycle:05}")?;
             }
             let listed = l.overflow_cycles.len() as u64;
             if listed < l.overflows {
-                let _ = write!(out, " # {:05} others", l.overflows - listed);
+                write!(out, " # {:05} others", l.overflows - listed)?;
             }
         }
-        out.push('\n');
+        out.write_char('\n')?;
     }
     if extra {
-        extra_trailer(out, threads, nanoseconds);
+        extra_trailer(out, threads, nanoseconds)?;
     }
-    out.push('\n');
+    out.write_char('\n')
 }
 
 /// rtlat's additions to the histogram trailer: lines starting with `# ` that cyclictest's
 /// parsers skip.
-fn extra_trailer(out: &mut String, threads: &[ThreadReport], nanoseconds: bool) {
+fn extra_trailer<W: Write>(
+    out: &mut W,
+    threads: &[ThreadReport],
+    nanoseconds: bool,
+) -> std::fmt::Result {
     let unit_name = if nanoseconds { "ns" } else { "us" };
     let unit = if nanoseconds { 1 } else { 1000 };
-    out.push_str("# rtlat Overruns:");
+    out.write_str("# rtlat Overruns:")?;
     for t in threads {
-        let _ = write!(out, " {:05}", t.overruns);
+        write!(out, " {:05}", t.overruns)?;
     }
-    out.push_str("\n# rtlat Early wake-ups (counted in the overflows):");
+    out.write_str("\n# rtlat Early wake-ups (counted in the overflows):")?;
     for t in threads {
-        let _ = write!(out, " {:05}", t.linear.as_ref().map_or(0, |l| l.underflows));
+        write!(out, " {:05}", t.linear.as_ref().map_or(0, |l| l.underflows))?;
     }
     for (label, p) in [("P99", 99.0), ("P99.9", 99.9), ("P99.99", 99.99)] {
-        let _ = write!(out, "\n# rtlat {label} Latencies ({unit_name}):");
+        write!(out, "\n# rtlat {label} Latencies ({unit_name}):")?;
         for t in threads {
             let v = t.histogram.percentile(p).map_or(0, |ns| ns / unit);
-            let _ = write!(out, " {v:05}");
+            write!(out, " {v:05}")?;
         }
     }
-    out.push('\n');
+    out.write_char('\n')
 }
 
 /// The `-b` lines printed at exit: thread ids, the breaking thread and its value.
