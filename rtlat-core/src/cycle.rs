@@ -65,12 +65,19 @@ pub struct CycleEngine<C, T> {
     timer: T,
     scale: TickScale,
     interval: u64,
-    next: Option<u64>,
+    // Plain integers with sentinels instead of `Option`s: the step pays no unwrapping.
+    /// The next deadline (meaningful once `started`).
+    next: u64,
+    started: bool,
     cycle: u64,
     overruns: u64,
-    max: Option<(i64, u64)>,
-    loops: Option<u64>,
-    break_above_ns: Option<i64>,
+    /// Largest latency so far (`i64::MIN` before the first cycle) and its cycle.
+    max_ns: i64,
+    max_cycle: u64,
+    /// Loop count (`u64::MAX`: endless).
+    loops: u64,
+    /// Break threshold (`i64::MAX`: none, since no latency is above it).
+    break_above_ns: i64,
 }
 
 /// Errors of a running engine: the clock's or the timer's.
@@ -93,12 +100,14 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
             timer,
             scale,
             interval,
-            next: None,
+            next: 0,
+            started: false,
             cycle: 0,
             overruns: 0,
-            max: None,
-            loops: config.loops,
-            break_above_ns: config.break_above_ns,
+            max_ns: i64::MIN,
+            max_cycle: 0,
+            loops: config.loops.unwrap_or(u64::MAX),
+            break_above_ns: config.break_above_ns.unwrap_or(i64::MAX),
         })
     }
 
@@ -106,29 +115,27 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
     /// first [`step`](Self::step) if not called before.
     pub fn start(&mut self) -> Result<(), CycleError<C, T>> {
         let now = self.clock.now().map_err(Error::Clock)?;
-        self.next = Some(now.saturating_add(self.interval));
+        self.start_at(now.saturating_add(self.interval));
         Ok(())
     }
 
     /// Fixes the first deadline at `deadline` ticks (aligned starts: `-A`, `--secaligned`).
     pub fn start_at(&mut self, deadline: u64) {
-        self.next = Some(deadline);
+        self.next = deadline;
+        self.started = true;
     }
 
     /// Sleeps to the next deadline, measures the wake-up, records the latency into
     /// `recorder` and moves the schedule on.
     #[inline]
     pub fn step<R: Record>(&mut self, recorder: &mut R) -> Result<Outcome, CycleError<C, T>> {
-        if self.loops.is_some_and(|loops| self.cycle >= loops) {
+        if self.cycle >= self.loops {
             return Ok(Outcome::Done);
         }
-        let deadline = match self.next {
-            Some(deadline) => deadline,
-            None => {
-                self.start()?;
-                self.next.unwrap_or_default()
-            }
-        };
+        if !self.started {
+            self.start()?;
+        }
+        let deadline = self.next;
         self.timer.sleep_until(deadline).map_err(Error::Timer)?;
         let now = self.clock.now().map_err(Error::Clock)?;
 
@@ -136,14 +143,17 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         let latency_ns = self.scale.to_ns_signed(late_ticks);
         recorder.record(latency_ns);
 
-        // Deadlines strictly before `now` are past: skip them and count them.
-        let skipped = if late_ticks > self.interval as i64 {
-            (late_ticks as u64 - 1) / self.interval
-        } else {
-            0
-        };
-        self.next = Some(deadline.saturating_add((skipped + 1).saturating_mul(self.interval)));
-        self.overruns += skipped;
+        // Deadlines strictly before `now` are past: skip them and count them (the rare path
+        // divides; the common one adds one interval).
+        let mut skipped = 0;
+        self.next = deadline.saturating_add(self.interval);
+        if late_ticks > self.interval as i64 {
+            skipped = (late_ticks as u64 - 1) / self.interval;
+            self.next = self
+                .next
+                .saturating_add(skipped.saturating_mul(self.interval));
+            self.overruns += skipped;
+        }
 
         let sample = Sample {
             cycle: self.cycle,
@@ -151,13 +161,15 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
             overruns: skipped,
             wake_ticks: now,
         };
-        if self.max.is_none_or(|(max, _)| latency_ns > max) {
-            self.max = Some((latency_ns, self.cycle));
+        if latency_ns > self.max_ns || self.cycle == 0 {
+            self.max_ns = latency_ns;
+            self.max_cycle = self.cycle;
         }
         self.cycle += 1;
-        Ok(match self.break_above_ns {
-            Some(threshold) if latency_ns > threshold => Outcome::Break(sample),
-            _ => Outcome::Sample(sample),
+        Ok(if latency_ns > self.break_above_ns {
+            Outcome::Break(sample)
+        } else {
+            Outcome::Sample(sample)
         })
     }
 
@@ -185,7 +197,7 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
 
     /// The largest latency so far and the cycle it happened in.
     pub fn max(&self) -> Option<(i64, u64)> {
-        self.max
+        (self.cycle > 0).then_some((self.max_ns, self.max_cycle))
     }
 
     /// The interval in clock ticks.
@@ -195,7 +207,7 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
 
     /// The next deadline in clock ticks, once started.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.next
+        self.started.then_some(self.next)
     }
 
     /// The tick-to-nanosecond conversion in use.

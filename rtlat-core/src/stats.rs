@@ -225,7 +225,7 @@ impl Record for Stats {
 }
 
 /// Square root by Newton's method: `f64::sqrt` needs std, and this runs only for reports.
-fn sqrt(x: f64) -> f64 {
+pub(crate) fn sqrt(x: f64) -> f64 {
     if x <= 0.0 || x.is_nan() {
         return 0.0;
     }

@@ -129,9 +129,11 @@ impl rtlat_core::Clock for PosixClock {
 /// `tv_sec · 10⁹ + tv_nsec`, saturating (a negative time, impossible for these clocks, is 0).
 #[inline]
 pub(crate) fn ns_from_timespec(ts: timespec) -> u64 {
-    let sec = u64::try_from(ts.tv_sec).unwrap_or(0);
-    let nsec = u64::try_from(ts.tv_nsec).unwrap_or(0);
-    sec.saturating_mul(NANOS_PER_SEC).saturating_add(nsec)
+    // Runs every cycle, so no checked arithmetic: a negative second count (a wall clock set
+    // before 1970) reads as 0, and 2^64 ns is the year 2554.
+    (ts.tv_sec.max(0) as u64)
+        .wrapping_mul(NANOS_PER_SEC)
+        .wrapping_add(ts.tv_nsec as u64)
 }
 
 /// Nanoseconds as a `timespec`. The division is by a constant, which the compiler turns into a

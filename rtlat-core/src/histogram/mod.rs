@@ -262,6 +262,31 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
         None
     }
 
+    /// Population standard deviation estimated from the buckets: each value is taken at the
+    /// middle of its bucket (narrowed to `[min, max]`; underflow at `min`, overflow at `max`)
+    /// around the exact mean. Every value is then off by at most half its bucket width (0.78 %
+    /// of it at the default precision), and so is the deviation. `None` when empty. For an
+    /// exact figure record into [`crate::Stats`] as well.
+    pub fn std_dev(&self) -> Option<f64> {
+        let n = self.count();
+        let (min, max, mean) = (self.min()?, self.max()?, self.summary.mean()?);
+        let c = self.counters.counters();
+        let mut sum = 0.0;
+        for (index, counter) in c.iter().enumerate().filter(|(_, k)| k.get() != 0) {
+            let value = if index == 0 {
+                min as f64
+            } else if index == c.len() - 1 {
+                max as f64
+            } else {
+                let (low, high) = self.layout.bounds(index, c.len());
+                let (a, b) = (low.max(min) as f64, high.min(max) as f64);
+                (a + b) / 2.0
+            };
+            sum += counter.get() as f64 * (value - mean) * (value - mean);
+        }
+        Some(crate::stats::sqrt(sum / n as f64))
+    }
+
     /// Adds `other`'s values, exactly as if they had been recorded here. Error if the two
     /// differ in layout or capacity.
     pub fn merge<S2: Storage>(&mut self, other: &Histogram<L, S2>) -> Result<(), Error> {

@@ -305,6 +305,17 @@ proptest! {
     }
 
     #[test]
+    fn std_dev_estimate_is_within_the_bucket_error(values in proptest::collection::vec(-10_000_000i64..10_000_000, 2..300)) {
+        let mut h = DefaultHistogram::default();
+        let mut exact = crate::Stats::new();
+        for &v in &values { h.record(v); crate::Record::record(&mut exact, v); }
+        let (estimate, exact) = (h.std_dev().unwrap(), exact.std_dev().unwrap());
+        // Each value moves by at most 1/128 of its magnitude (or not at all below 128 ns).
+        let largest = values.iter().map(|v| v.unsigned_abs()).max().unwrap() as f64;
+        prop_assert!((estimate - exact).abs() <= largest / 128.0 + 1e-6, "{} vs {}", estimate, exact);
+    }
+
+    #[test]
     fn record_n_equals_repeated_record(v in sample(), n in 0u64..50) {
         let (mut a, mut b) = (small_log(), small_log());
         a.record_n(v, n);

@@ -385,7 +385,7 @@ fn finish(
     print!("{out}");
     let _ = std::io::stdout().flush();
 
-    let worst = reports.iter().filter_map(|r| r.stats.summary().max()).max();
+    let worst = reports.iter().filter_map(|r| r.summary().max()).max();
     let failed = config
         .fail_above_us
         .is_some_and(|limit| worst.is_some_and(|w| w > (limit as i64) * 1000));
@@ -422,7 +422,7 @@ fn finish(
 }
 
 fn final_figures(r: &ThreadReport) -> LiveFigures {
-    let s = r.stats.summary();
+    let s = r.summary();
     LiveFigures {
         cycles: s.count(),
         min_ns: s.min().unwrap_or(0),

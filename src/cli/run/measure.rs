@@ -10,7 +10,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use rtlat_core::cycle::Sample;
-use rtlat_core::{CycleConfig, CycleEngine, Layout, Linear, Outcome, Stats, Timer};
+use rtlat_core::{CycleConfig, CycleEngine, Layout, Linear, Outcome, Timer};
 use rtlat_linux::{
     AbsoluteSleep, ClockId, Ftrace, NanoSleep, PageFaults, Policy, PosixClock, PosixTimer,
     RelativeSleep, ThreadSetup, TimerFd, TimerKind,
@@ -136,7 +136,7 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         if shared.stop.load(Ordering::Relaxed) {
             break Ok(());
         }
-        let outcome = match engine.step(&mut (&mut *state.histogram, &mut state.stats)) {
+        let outcome = match engine.step(&mut *state.histogram) {
             Ok(outcome) => outcome,
             Err(e) => break Err(format!("thread {}: {e}", plan.index)),
         };
@@ -221,7 +221,6 @@ impl Drop for EndsTheRun<'_> {
 struct ThreadState {
     tid: i32,
     histogram: Box<RunHistogram>,
-    stats: Stats,
     last_ns: i64,
     linear_counters: Vec<u64>,
     overflow_cycles: Vec<u64>,
@@ -276,7 +275,6 @@ fn prepare<T: Timer<Error = rtlat_linux::Error>>(
     let state = ThreadState {
         tid,
         histogram,
-        stats: Stats::new(),
         last_ns: 0,
         linear_counters,
         overflow_cycles,
@@ -299,7 +297,7 @@ impl ThreadState {
     /// The live figures after a cycle with latency `act_ns`.
     #[inline]
     fn figures(&self, act_ns: i64, overruns: u64) -> LiveFigures {
-        let s = self.stats.summary();
+        let s = self.histogram.summary();
         LiveFigures {
             cycles: s.count(),
             min_ns: s.min().unwrap_or(0),
@@ -337,7 +335,6 @@ impl ThreadState {
             cpu: plan.cpu,
             priority: plan.priority,
             interval_us: plan.interval_ns / 1000,
-            stats: self.stats,
             last_ns: self.last_ns,
             overruns: engine.overruns(),
             max_at: engine.max(),
@@ -422,7 +419,7 @@ mod tests {
             worker.join().unwrap()
         })
         .unwrap();
-        assert_eq!(report.stats.summary().count(), 50);
+        assert_eq!(report.summary().count(), 50);
         assert_eq!(report.histogram.count(), 50);
         let linear = report.linear.unwrap();
         assert_eq!(linear.counts.iter().sum::<u64>() + linear.overflows, 50);

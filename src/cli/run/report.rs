@@ -1,7 +1,7 @@
 //! What one measurement thread hands back when it is done.
 
 use rtlat_core::cycle::Sample;
-use rtlat_core::{LogHistogram, LogLinear, Stats};
+use rtlat_core::{LogHistogram, LogLinear, Summary};
 
 /// The log-linear histogram every thread keeps: 64 sub-buckets per octave (≤ 0.78 % error),
 /// ±34 s, `u64` counters so a run of any length never saturates.
@@ -30,6 +30,13 @@ pub struct LinearReport {
     pub overflow_cycles: Vec<u64>,
 }
 
+impl ThreadReport {
+    /// Exact count, min, max and sum of the latencies, ns (kept by the histogram).
+    pub fn summary(&self) -> &Summary {
+        self.histogram.summary()
+    }
+}
+
 /// The complete result of one measurement thread.
 #[derive(Debug, Clone)]
 pub struct ThreadReport {
@@ -43,8 +50,6 @@ pub struct ThreadReport {
     pub priority: i32,
     /// Interval, µs.
     pub interval_us: u64,
-    /// Count, min, max, sum and sum of squares of the latencies, ns.
-    pub stats: Stats,
     /// The last latency, ns.
     pub last_ns: i64,
     /// Deadlines skipped because a wake-up came more than an interval late.

@@ -142,18 +142,18 @@ pub fn histogram<W: Write>(
     }
     out.write_str("\n# Min Latencies:")?;
     for t in threads {
-        let min = t.stats.summary().min().map_or(1_000_000, |ns| ns / unit);
+        let min = t.summary().min().map_or(1_000_000, |ns| ns / unit);
         write!(out, " {min:05}")?;
     }
     out.write_str("\n# Avg Latencies:")?;
     for t in threads {
-        let avg = t.stats.summary().mean_truncated().map_or(0, |ns| ns / unit);
+        let avg = t.summary().mean_truncated().map_or(0, |ns| ns / unit);
         write!(out, " {avg:05}")?;
     }
     out.write_str("\n# Max Latencies:")?;
     let mut maxmax = 0i64;
     for t in threads {
-        let max = t.stats.summary().max().map_or(0, |ns| ns / unit);
+        let max = t.summary().max().map_or(0, |ns| ns / unit);
         maxmax = maxmax.max(max);
         write!(out, " {max:05}")?;
     }

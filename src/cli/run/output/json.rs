@@ -70,7 +70,7 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
         u8::from(facts.nanoseconds)
     );
     for (k, t) in threads.iter().enumerate() {
-        let s = t.stats.summary();
+        let s = t.summary();
         let _ = write!(out, "    \"{}\": {{\n      \"histogram\": {{", t.index);
         let buckets: Vec<(usize, u64)> = t
             .linear
@@ -145,7 +145,7 @@ fn numa_node(cpu: usize) -> i64 {
 
 /// rtlat's per-thread object: everything in ns, exact where the summary is exact.
 fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
-    let s = t.stats.summary();
+    let s = t.summary();
     let h = &t.histogram;
     let percentiles: Map<String, Value> = [
         ("p50", 50.0),
@@ -166,7 +166,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         "min": s.min(),
         "max": s.max(),
         "mean": s.mean(),
-        "stddev": t.stats.std_dev(),
+        "stddev": t.histogram.std_dev(),
         "overruns": t.overruns,
         "max_cycle": t.max_at.map(|(_, cycle)| cycle),
         "percentiles": percentiles,
