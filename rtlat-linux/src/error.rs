@@ -8,6 +8,7 @@ use core::fmt;
 use std::path::PathBuf;
 
 use crate::clock::ClockId;
+use crate::facts::FactError;
 use crate::thread::Policy;
 
 /// An OS error number (`errno`), printed with the system's description.
@@ -293,6 +294,9 @@ pub enum Error {
         /// The OS error.
         errno: Errno,
     },
+    /// A system fact (see [`crate::facts`]) could not be read.
+    #[error(transparent)]
+    Fact(#[from] FactError),
 }
 
 impl Error {
@@ -315,6 +319,7 @@ impl Error {
             | Error::Read { errno, .. } => Some(*errno),
             Error::SchedPermission { .. } => Some(Errno::EPERM),
             Error::DmaLatencyMissing { .. } => Some(Errno::ENOENT),
+            Error::Fact(fact) => fact.errno(),
             _ => None,
         }
     }

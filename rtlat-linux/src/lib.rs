@@ -3,9 +3,11 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod clock;
+pub mod cmdline;
 pub mod cpuset;
 pub mod dma_latency;
 pub mod error;
+pub mod facts;
 pub mod ftrace;
 pub mod memory;
 pub mod privileges;
