@@ -130,7 +130,9 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
             .map_err(|e| format!("thread {}: {e}", plan.index))?,
     }
 
-    let mut faults_start = None;
+    // Counted around the whole loop, first cycle included; the only system calls in between
+    // are the timer's sleeps and the clock reads.
+    let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = crate::allocations::this_thread();
     let result = loop {
         if shared.stop.load(Ordering::Relaxed) {
@@ -167,10 +169,6 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         if let Some(ring) = ring {
             ring.push(sample.cycle, sample.latency_ns);
         }
-        if faults_start.is_none() {
-            // From the second cycle on: the first one pages in the loop's own code.
-            faults_start = Some(PageFaults::current().map(|f| f.minor).unwrap_or(0));
-        }
         if broke {
             state.broke = Some(sample);
             if shared
@@ -192,11 +190,9 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         }
     };
     let allocations = crate::allocations::this_thread() - allocations_start;
-    let faults = faults_start.map_or(0, |start| {
-        PageFaults::current()
-            .map(|f| f.minor.saturating_sub(start))
-            .unwrap_or(0)
-    });
+    let faults = PageFaults::current()
+        .map(|f| f.minor.saturating_sub(faults_start))
+        .unwrap_or(0);
     result?;
     let mut report = state.finish(plan, &engine, linear, faults);
     report.allocations = allocations;

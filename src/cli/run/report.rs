@@ -62,7 +62,7 @@ pub struct ThreadReport {
     pub linear: Option<LinearReport>,
     /// The sample that crossed the `-b` threshold, when this thread broke the run.
     pub broke: Option<Sample>,
-    /// Minor page faults the thread took while measuring (after its first cycle).
+    /// Minor page faults the thread took while measuring.
     pub minor_faults: u64,
     /// Allocations the thread made while measuring (rtlat's counting allocator).
     pub allocations: u64,
