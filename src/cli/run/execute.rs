@@ -16,7 +16,7 @@ use super::measure::{MeasurePlan, RunShared, run_thread};
 use super::options::{self, Align, Clock, Parsed, Plan, Policy, RunConfig, Timer, Unit};
 use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
-use super::report::ThreadReport;
+use super::report::{ThreadReport, new_run_histogram};
 use super::ring::SampleRing;
 use super::usage::usage;
 use crate::cli::atomic_file::{write_atomically, write_atomically_with};
@@ -148,7 +148,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                 std::thread::Builder::new()
                     .name(format!("rtlat-t{}", p.index))
                     .stack_size(THREAD_STACK)
-                    .spawn_scoped(scope, move || run_thread(p, shared))
+                    .spawn_scoped(scope, {
+                        let histogram = new_run_histogram();
+                        move || run_thread(p, shared, histogram)
+                    })
             })
             .collect();
         let spawned: Result<Vec<_>, _> = handles.into_iter().collect();

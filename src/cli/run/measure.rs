@@ -17,7 +17,7 @@ use rtlat_linux::{
 };
 
 use super::live::{LiveFigures, LiveStatus};
-use super::report::{LinearReport, RunHistogram, ThreadReport, new_run_histogram};
+use super::report::{LinearReport, RunHistogram, ThreadReport};
 use super::ring::SampleRing;
 
 /// How one measurement thread runs.
@@ -79,14 +79,24 @@ pub struct RunShared {
 /// Runs one measurement thread to the end of the run. Errors are one-line messages.
 ///
 /// The loop is compiled once per timer kind, so a cycle pays no dispatch on the timer.
-pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport, String> {
+///
+/// `histogram` is made by the caller (on a thread with a large stack): building its 30 KiB
+/// on this thread's small stack would need room for the temporaries.
+pub fn run_thread(
+    plan: &MeasurePlan,
+    shared: &RunShared,
+    histogram: Box<RunHistogram>,
+) -> Result<ThreadReport, String> {
     let clock = plan.clock;
+    let h = histogram;
     match plan.timer {
-        TimerKind::Absolute => measure(plan, shared, || Ok(AbsoluteSleep::new(clock))),
-        TimerKind::Relative => measure(plan, shared, || Ok(RelativeSleep::new(clock))),
-        TimerKind::NanoSleep => measure(plan, shared, || Ok(NanoSleep::new(clock))),
-        TimerKind::PosixTimer => measure(plan, shared, || PosixTimer::new(clock, plan.interval_ns)),
-        TimerKind::TimerFd => measure(plan, shared, || TimerFd::new(clock, plan.interval_ns)),
+        TimerKind::Absolute => measure(plan, shared, h, || Ok(AbsoluteSleep::new(clock))),
+        TimerKind::Relative => measure(plan, shared, h, || Ok(RelativeSleep::new(clock))),
+        TimerKind::NanoSleep => measure(plan, shared, h, || Ok(NanoSleep::new(clock))),
+        TimerKind::PosixTimer => {
+            measure(plan, shared, h, || PosixTimer::new(clock, plan.interval_ns))
+        }
+        TimerKind::TimerFd => measure(plan, shared, h, || TimerFd::new(clock, plan.interval_ns)),
     }
 }
 
@@ -94,6 +104,7 @@ pub fn run_thread(plan: &MeasurePlan, shared: &RunShared) -> Result<ThreadReport
 fn measure<T: Timer<Error = rtlat_linux::Error>>(
     plan: &MeasurePlan,
     shared: &RunShared,
+    histogram: Box<RunHistogram>,
     make_timer: impl FnOnce() -> Result<T, rtlat_linux::Error>,
 ) -> Result<ThreadReport, String> {
     let live = &shared.live[plan.index];
@@ -104,7 +115,7 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         live,
         stop: &shared.stop,
     };
-    let prepared = prepare(plan, live, make_timer);
+    let prepared = prepare(plan, live, histogram, make_timer);
     // Meet the others even after a failure, so nobody waits forever.
     shared.ready.wait();
     shared.go.wait();
@@ -229,6 +240,7 @@ struct ThreadState {
 fn prepare<T: Timer<Error = rtlat_linux::Error>>(
     plan: &MeasurePlan,
     live: &LiveStatus,
+    histogram: Box<RunHistogram>,
     make_timer: impl FnOnce() -> Result<T, rtlat_linux::Error>,
 ) -> Result<(ThreadState, CycleEngine<PosixClock, T>), String> {
     let failed = |e: rtlat_linux::Error| format!("thread {}: {e}", plan.index);
@@ -239,7 +251,6 @@ fn prepare<T: Timer<Error = rtlat_linux::Error>>(
     let tid = setup.apply().map_err(failed)?;
     live.set_tid(tid);
 
-    let histogram = new_run_histogram();
     let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);
     let mut linear_counters = vec![0u64; buckets + 2];
     touch(&mut linear_counters);
@@ -348,6 +359,7 @@ impl ThreadState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::run::report::new_run_histogram;
 
     fn shared(threads: usize) -> RunShared {
         RunShared {
@@ -393,7 +405,7 @@ mod tests {
         let result = std::thread::scope(|s| {
             let worker = std::thread::Builder::new()
                 .stack_size(256 * 1024)
-                .spawn_scoped(s, || run_thread(&plan, &shared))
+                .spawn_scoped(s, || run_thread(&plan, &shared, new_run_histogram()))
                 .unwrap();
             shared.ready.wait();
             shared.go.wait();
@@ -409,7 +421,7 @@ mod tests {
         let shared = shared(1);
         let plan = plan();
         let report = std::thread::scope(|s| {
-            let worker = s.spawn(|| run_thread(&plan, &shared));
+            let worker = s.spawn(|| run_thread(&plan, &shared, new_run_histogram()));
             shared.ready.wait();
             shared.go.wait();
             worker.join().unwrap()
