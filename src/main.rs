@@ -21,13 +21,24 @@ fn main() -> ExitCode {
     }
     match args.get(1).map(String::as_str) {
         Some("run") => cli::run::execute::main(&args[2..], false),
+        Some("audit") => cli::audit::main(&args[2..]),
+        Some("threads") => cli::threads::main(&args[2..]),
+        Some("irq") => cli::irq::main(&args[2..]),
+        Some("cpufreq") => cli::cpufreq::main(&args[2..]),
         Some("--version" | "-V") => {
             println!("rtlat {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         Some("--help" | "-h" | "help") | None => {
             println!(
-                "rtlat {}: real-time latency toolkit\n\nUsage: rtlat run [OPTIONS]   measure wake-up latency (cyclictest's options; rtlat run --help)\n       rtlat --version",
+                "rtlat {}: real-time latency toolkit\n\n\
+                 Usage: rtlat run [OPTIONS]      measure wake-up latency (cyclictest's options)\n\
+                 \x20      rtlat audit [OPTIONS]    check the machine's real-time tuning\n\
+                 \x20      rtlat threads [OPTIONS]  list or change threads' policy, priority, CPUs\n\
+                 \x20      rtlat irq [OPTIONS]      move IRQs away from CPUs (dry run unless --apply)\n\
+                 \x20      rtlat cpufreq [OPTIONS]  set CPU frequency governors (dry run unless --apply)\n\
+                 \x20      rtlat --version\n\n\
+                 Each command's --help tells more.",
                 env!("CARGO_PKG_VERSION")
             );
             if args.len() < 2 {
@@ -37,7 +48,9 @@ fn main() -> ExitCode {
             }
         }
         Some(other) => {
-            eprintln!("rtlat: unknown command '{other}'; accepted: run, --version, --help");
+            eprintln!(
+                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, --version, --help"
+            );
             ExitCode::from(2)
         }
     }
