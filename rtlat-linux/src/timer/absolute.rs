@@ -3,7 +3,7 @@
 use rtlat_core::Timer;
 
 use crate::clock::{ClockId, timespec_from_ns};
-use crate::error::{Errno, Error};
+use crate::error::Error;
 use crate::sys;
 
 /// Sleeps with `clock_nanosleep(clock, TIMER_ABSTIME, deadline)`.
@@ -34,17 +34,9 @@ impl Timer for AbsoluteSleep {
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
         let deadline = timespec_from_ns(deadline);
-        loop {
-            match sys::clock_nanosleep_abs(self.clock.raw(), &deadline) {
-                Ok(()) => return Ok(()),
-                Err(Errno::EINTR) => sys::note_eintr(),
-                Err(errno) => {
-                    return Err(Error::Sleep {
-                        call: "clock_nanosleep",
-                        errno,
-                    });
-                }
-            }
-        }
+        let clock = self.clock.raw();
+        super::until_not_interrupted("clock_nanosleep", || {
+            sys::clock_nanosleep_abs(clock, &deadline)
+        })
     }
 }

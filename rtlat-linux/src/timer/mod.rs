@@ -38,6 +38,44 @@ use rtlat_core::Timer;
 use crate::clock::ClockId;
 use crate::error::Error;
 
+/// Runs `sleep` until it returns without `EINTR`: a signal handler that interrupts a sleep
+/// makes it sleep again (the closure recomputes what is left), never return early.
+#[inline(always)]
+pub(crate) fn until_not_interrupted(
+    call: &'static str,
+    mut sleep: impl FnMut() -> Result<(), crate::error::Errno>,
+) -> Result<(), Error> {
+    loop {
+        match sleep() {
+            Ok(()) => return Ok(()),
+            Err(crate::error::Errno::EINTR) => crate::sys::note_eintr(),
+            Err(errno) => return Err(Error::Sleep { call, errno }),
+        }
+    }
+}
+
+/// Sleeps what is left until `deadline` on `clock` with the relative `sleep`, reading the
+/// clock again after every interruption. Returns at once when the deadline has passed.
+#[inline(always)]
+pub(crate) fn sleep_rest(
+    clock: &crate::clock::PosixClock,
+    deadline: u64,
+    call: &'static str,
+    mut sleep: impl FnMut(&libc::timespec) -> Result<(), crate::error::Errno>,
+) -> Result<(), Error> {
+    loop {
+        let now = clock.now_ns()?;
+        if now >= deadline {
+            return Ok(());
+        }
+        match sleep(&crate::clock::timespec_from_ns(deadline - now)) {
+            Ok(()) => return Ok(()),
+            Err(crate::error::Errno::EINTR) => crate::sys::note_eintr(),
+            Err(errno) => return Err(Error::Sleep { call, errno }),
+        }
+    }
+}
+
 pub use absolute::AbsoluteSleep;
 pub use nanosleep::NanoSleep;
 pub use posix::{PosixTimer, default_timer_signal};

@@ -2,8 +2,8 @@
 
 use rtlat_core::Timer;
 
-use crate::clock::{ClockId, PosixClock, timespec_from_ns};
-use crate::error::{Errno, Error};
+use crate::clock::{ClockId, PosixClock};
+use crate::error::Error;
 use crate::sys;
 
 /// Reads the clock and sleeps `deadline − now` with `nanosleep(2)`.
@@ -35,22 +35,8 @@ impl Timer for NanoSleep {
 
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
-        loop {
-            let now = self.clock.now_ns()?;
-            if now >= deadline {
-                return Ok(());
-            }
-            let rest = timespec_from_ns(deadline - now);
-            match sys::nanosleep(&rest) {
-                Ok(()) => return Ok(()),
-                Err(Errno::EINTR) => sys::note_eintr(),
-                Err(errno) => {
-                    return Err(Error::Sleep {
-                        call: "nanosleep",
-                        errno,
-                    });
-                }
-            }
-        }
+        super::sleep_rest(&self.clock, deadline, "nanosleep", |rest| {
+            sys::nanosleep(rest)
+        })
     }
 }

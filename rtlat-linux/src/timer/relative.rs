@@ -3,8 +3,8 @@
 
 use rtlat_core::Timer;
 
-use crate::clock::{ClockId, PosixClock, timespec_from_ns};
-use crate::error::{Errno, Error};
+use crate::clock::{ClockId, PosixClock};
+use crate::error::Error;
 use crate::sys;
 
 /// Reads the clock and sleeps `deadline − now` with `clock_nanosleep(clock, 0, …)`.
@@ -36,22 +36,9 @@ impl Timer for RelativeSleep {
 
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
-        loop {
-            let now = self.clock.now_ns()?;
-            if now >= deadline {
-                return Ok(());
-            }
-            let rest = timespec_from_ns(deadline - now);
-            match sys::clock_nanosleep_rel(self.clock.id().raw(), &rest) {
-                Ok(()) => return Ok(()),
-                Err(Errno::EINTR) => sys::note_eintr(),
-                Err(errno) => {
-                    return Err(Error::Sleep {
-                        call: "clock_nanosleep",
-                        errno,
-                    });
-                }
-            }
-        }
+        let clock_id = self.clock.id().raw();
+        super::sleep_rest(&self.clock, deadline, "clock_nanosleep", |rest| {
+            sys::clock_nanosleep_rel(clock_id, rest)
+        })
     }
 }
