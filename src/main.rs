@@ -19,12 +19,19 @@ fn main() -> ExitCode {
     if invoked_as == "cyclictest" {
         return cli::run::execute::main(&args[1..], true);
     }
+    if invoked_as == "latency" {
+        return cli::latency::main(&args[1..]);
+    }
     match args.get(1).map(String::as_str) {
         Some("run") => cli::run::execute::main(&args[2..], false),
         Some("audit") => cli::audit::main(&args[2..]),
         Some("threads") => cli::threads::main(&args[2..]),
         Some("irq") => cli::irq::main(&args[2..]),
         Some("cpufreq") => cli::cpufreq::main(&args[2..]),
+        Some("compare") => cli::compare::main(&args[2..]),
+        Some("plot") => cli::plot::main(&args[2..]),
+        Some("latency") => cli::latency::main(&args[2..]),
+        Some("servo") => cli::servo::main(&args[2..]),
         Some("--version" | "-V") => {
             println!("rtlat {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -49,7 +56,7 @@ fn main() -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, --version, --help"
+                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, --version, --help"
             );
             ExitCode::from(2)
         }

@@ -2,7 +2,11 @@
 
 pub mod atomic_file;
 pub mod audit;
+pub mod compare;
 pub mod cpufreq;
 pub mod irq;
+pub mod latency;
+pub mod plot;
 pub mod run;
+pub mod servo;
 pub mod threads;

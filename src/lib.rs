@@ -1,0 +1,7 @@
+//! rtlat's library side: what the CLI, the fuzz targets and other tools share, above all the
+//! readers of the result formats of rtlat and the tools it stands beside (cyclictest,
+//! jitterdebugger, Xenomai `latency`).
+
+#![deny(missing_docs)]
+
+pub mod formats;
