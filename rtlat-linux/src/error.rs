@@ -297,6 +297,109 @@ pub enum Error {
     /// A system fact (see [`crate::facts`]) could not be read.
     #[error(transparent)]
     Fact(#[from] FactError),
+    /// Writing a kernel file (see [`crate::tune`]) was refused for lack of privilege.
+    #[error("writing {} needs {privilege}: {errno}", path.display())]
+    WriteDenied {
+        /// The file.
+        path: PathBuf,
+        /// Who may write it, e.g. `root (or CAP_DAC_OVERRIDE: the file is root's, mode 644)`.
+        privilege: String,
+        /// The OS error (`EACCES` or `EPERM`).
+        errno: Errno,
+    },
+    /// The kernel refused the value written to one of its files (`EINVAL`, `EIO`): e.g. an
+    /// IRQ that cannot be moved, or a governor the driver does not have.
+    #[error("the kernel refused `{value}` for {}: {errno}", path.display())]
+    WriteRefused {
+        /// The file.
+        path: PathBuf,
+        /// What was written.
+        value: String,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// Writing a kernel file failed for another reason (it vanished, a short write, …).
+    #[error("cannot write {}: {errno}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// The machine has no CPU frequency scaling (most VMs): there is nothing to set.
+    #[error("no cpufreq on this machine ({} missing): nothing to set", path.display())]
+    NoCpufreq {
+        /// The cpufreq directory that does not exist.
+        path: PathBuf,
+    },
+    /// A governor the CPU's cpufreq driver does not offer.
+    #[error("CPU {cpu} has no cpufreq governor `{governor}`: its governors are {available}")]
+    UnknownGovernor {
+        /// The CPU.
+        cpu: usize,
+        /// The governor asked for.
+        governor: String,
+        /// `scaling_available_governors`, space-separated.
+        available: String,
+    },
+    /// A frequency the CPU does not offer.
+    #[error("CPU {cpu} does not offer {asked}: {offered}")]
+    FrequencyNotOffered {
+        /// The CPU.
+        cpu: usize,
+        /// The frequency asked for, formatted (e.g. `1.7GHz (1700000 kHz)`).
+        asked: String,
+        /// What it offers, in words (its frequency table, or its range).
+        offered: String,
+    },
+    /// Changing another thread's scheduling, nice value or affinity was refused.
+    #[error(
+        "changing the {setting} of thread {tid} needs CAP_SYS_NICE: run as root (without it a user may change only their own threads, with real-time priorities up to `ulimit -r`)"
+    )]
+    ThreadPermission {
+        /// The thread.
+        tid: u32,
+        /// `scheduling`, `nice value` or `CPU affinity`.
+        setting: &'static str,
+    },
+    /// A thread that does not exist (or exited).
+    #[error("thread {tid} does not exist (any more): `rtlat threads` lists the threads")]
+    NoSuchThread {
+        /// The thread id.
+        tid: u32,
+    },
+    /// The kernel refused a thread setting for a reason other than privilege.
+    #[error("cannot set the {setting} of thread {tid} to {value}: {errno}{hint}")]
+    ThreadSetting {
+        /// The thread.
+        tid: u32,
+        /// `scheduling`, `nice value` or `CPU affinity`.
+        setting: &'static str,
+        /// The value asked for.
+        value: String,
+        /// The OS error.
+        errno: Errno,
+        /// What may be the cause (starts with `; ` when not empty).
+        hint: &'static str,
+    },
+    /// Moving IRQs away from these CPUs would leave none for them.
+    #[error(
+        "moving IRQs away from CPUs {away_from} leaves no online CPU for them (online CPUs: {online}): keep at least one housekeeping CPU"
+    )]
+    NoHousekeepingCpu {
+        /// The CPUs to keep IRQs away from.
+        away_from: String,
+        /// The online CPUs.
+        online: String,
+    },
+    /// A restore file that cannot be used.
+    #[error("{}: {reason}", path.display())]
+    RestoreFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -316,7 +419,14 @@ impl Error {
             | Error::DmaLatencyDenied { errno, .. }
             | Error::DmaLatency { errno, .. }
             | Error::Ftrace { errno, .. }
-            | Error::Read { errno, .. } => Some(*errno),
+            | Error::Read { errno, .. }
+            | Error::WriteDenied { errno, .. }
+            | Error::WriteRefused { errno, .. }
+            | Error::Write { errno, .. }
+            | Error::ThreadSetting { errno, .. } => Some(*errno),
+            Error::ThreadPermission { .. } => Some(Errno::EPERM),
+            Error::NoSuchThread { .. } => Some(Errno::from_raw(libc::ESRCH)),
+            Error::NoCpufreq { .. } => Some(Errno::ENOENT),
             Error::SchedPermission { .. } => Some(Errno::EPERM),
             Error::DmaLatencyMissing { .. } => Some(Errno::ENOENT),
             Error::Fact(fact) => fact.errno(),

@@ -15,6 +15,7 @@ pub mod signals;
 mod sys;
 pub mod thread;
 pub mod timer;
+pub mod tune;
 
 #[cfg(test)]
 mod test_support;

@@ -10,3 +10,4 @@ pub mod plot;
 pub mod run;
 pub mod servo;
 pub mod threads;
+pub mod tuning;

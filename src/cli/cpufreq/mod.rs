@@ -1,9 +1,41 @@
-//! `rtlat cpufreq`.
+//! `rtlat cpufreq`: list CPU frequency scaling, or set a governor or a fixed frequency on a
+//! set of CPUs (what `cpufreq-set -g` and `-f` do), dry run unless `--apply`, undone by
+//! `--restore FILE`; and the governor `rtlat run --governor` holds for a run.
+//!
+//! ```text
+//! rtlat cpufreq [--root DIR] [--cpus CPUSET]
+//! rtlat cpufreq [--root DIR] [--cpus CPUSET] --governor NAME | --freq FREQ [--apply] [--save FILE]
+//! rtlat cpufreq --restore FILE
+//! ```
 
 use std::process::ExitCode;
 
+mod list;
+mod options;
+mod run_governor;
+mod set;
+
+pub(crate) use options::is_governor_name;
+pub(crate) use run_governor::RunGovernor;
+
+use options::Action;
+
 /// Runs `rtlat cpufreq ARGS`; returns the exit status.
-pub fn main(_args: &[String]) -> ExitCode {
-    eprintln!("rtlat cpufreq: not implemented yet");
-    ExitCode::from(2)
+pub fn main(args: &[String]) -> ExitCode {
+    let action = match options::parse(args) {
+        Ok(action) => action,
+        Err(message) => {
+            eprintln!("rtlat cpufreq: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match action {
+        Action::Help => {
+            print!("{}", options::USAGE);
+            ExitCode::SUCCESS
+        }
+        Action::List { facts, cpus } => list::list(&facts, &cpus),
+        Action::Set(set) => set::run(set),
+        Action::Restore(path) => crate::cli::tuning::restore::restore("cpufreq", &path),
+    }
 }

@@ -1,9 +1,35 @@
-//! `rtlat irq`.
+//! `rtlat irq`: list IRQs with their affinity, or move every movable IRQ away from CPUs.
+//!
+//! ```text
+//! rtlat irq [--root DIR]                                 list IRQs: affinity, effective, movable, name
+//! rtlat irq [--root DIR] --away-from CPUSET [--default] [--apply] [--save FILE]
+//! rtlat irq --restore FILE
+//! ```
 
 use std::process::ExitCode;
 
+mod away;
+mod list;
+mod options;
+
+use options::Action;
+
 /// Runs `rtlat irq ARGS`; returns the exit status.
-pub fn main(_args: &[String]) -> ExitCode {
-    eprintln!("rtlat irq: not implemented yet");
-    ExitCode::from(2)
+pub fn main(args: &[String]) -> ExitCode {
+    let action = match options::parse(args) {
+        Ok(action) => action,
+        Err(message) => {
+            eprintln!("rtlat irq: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match action {
+        Action::Help => {
+            print!("{}", options::USAGE);
+            ExitCode::SUCCESS
+        }
+        Action::List { facts } => list::list(&facts),
+        Action::Away(away) => away::run(away),
+        Action::Restore(path) => crate::cli::tuning::restore::restore("irq", &path),
+    }
 }

@@ -1,9 +1,40 @@
-//! `rtlat threads`.
+//! `rtlat threads`: list threads with their scheduling and CPUs, or change them.
+//!
+//! ```text
+//! rtlat threads [--pid PID | --name REGEX | --tid TID...] [--json] [--root DIR]
+//! rtlat threads --tid TID --set fifo:98 [--pin CPUS] [--tid …] [--apply] [--save FILE]
+//! rtlat threads --restore FILE
+//! ```
 
 use std::process::ExitCode;
 
+mod list;
+mod options;
+mod pattern;
+mod set;
+
+use options::Action;
+
 /// Runs `rtlat threads ARGS`; returns the exit status.
-pub fn main(_args: &[String]) -> ExitCode {
-    eprintln!("rtlat threads: not implemented yet");
-    ExitCode::from(2)
+pub fn main(args: &[String]) -> ExitCode {
+    let action = match options::parse(args) {
+        Ok(action) => action,
+        Err(message) => {
+            eprintln!("rtlat threads: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match action {
+        Action::Help => {
+            print!("{}", options::USAGE);
+            ExitCode::SUCCESS
+        }
+        Action::List {
+            facts,
+            filter,
+            json,
+        } => list::list(&facts, &filter, json),
+        Action::Change(change) => set::run(change),
+        Action::Restore(path) => crate::cli::tuning::restore::restore("threads", &path),
+    }
 }

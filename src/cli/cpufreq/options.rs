@@ -1,0 +1,208 @@
+//! The options of `rtlat cpufreq`.
+
+use std::path::PathBuf;
+
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::facts::Facts;
+use rtlat_linux::tune::frequency::parse_frequency;
+
+use crate::cli::tuning::args::{Spec, invalid, online_cpu_list, scan};
+
+/// `rtlat cpufreq --help`.
+pub const USAGE: &str = "\
+Usage: rtlat cpufreq [--root DIR] [--cpus CPUSET]
+       rtlat cpufreq [--root DIR] [--cpus CPUSET] (--governor NAME | --freq FREQ) [--apply] [--save FILE]
+       rtlat cpufreq --restore FILE
+
+Lists each CPU's frequency scaling (driver, governor, limits, hardware range), or sets the
+governor (what `cpufreq-set -g` does) or a fixed frequency (what `cpufreq-set -f` does) on
+CPUSET (default: every online CPU).
+
+  --cpus CPUSET     the CPUs (e.g. 2-3); CPUs sharing a cpufreq policy are set together
+  --governor NAME   a governor the driver offers, e.g. performance
+  --freq FREQ       a frequency the CPU offers: 1.6GHz, 1600MHz, 1600000kHz (a bare number
+                    is kHz); it is fixed by setting scaling_min_freq = scaling_max_freq = FREQ
+                    under the running governor, which works with every driver (the userspace
+                    governor that cpufreq-set -f uses is often missing)
+  --apply           make the changes (without it: a dry run that prints them)
+  --save FILE       where --apply saves what it changed (default:
+                    ./rtlat-cpufreq-restore-DATE-PID.json; an existing file is refused)
+  --restore FILE    undo the changes FILE records
+  --root DIR        the system's root (default /): change a copy of a machine's tree
+  -h, --help        print this help
+
+`rtlat run --governor NAME` sets a governor for one run only. Writing needs root. Exit
+status: 0 done, 1 a change failed and could not all be undone, 2 refused (bad input, no
+cpufreq, missing privilege): nothing changed.
+";
+
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "--cpus",
+        value: Some("a CPU list such as 2-3"),
+    },
+    Spec {
+        name: "--governor",
+        value: Some("a governor name such as performance"),
+    },
+    Spec {
+        name: "--freq",
+        value: Some("a frequency such as 1.6GHz"),
+    },
+    Spec {
+        name: "--apply",
+        value: None,
+    },
+    Spec {
+        name: "--save",
+        value: Some("a file path"),
+    },
+    Spec {
+        name: "--restore",
+        value: Some("a restore file's path"),
+    },
+    Spec {
+        name: "--root",
+        value: Some("a directory"),
+    },
+    Spec {
+        name: "--help",
+        value: None,
+    },
+];
+
+/// What a governor name looks like, for error messages.
+pub const GOVERNOR_NAME: &str =
+    "a governor name: letters, digits, `_` or `-`, at most 15 characters (e.g. performance)";
+
+/// Whether `name` can be a cpufreq governor's name (the kernel's are at most 15 bytes of
+/// lowercase letters, digits and `_`; `-` is allowed for out-of-tree ones).
+pub fn is_governor_name(name: &str) -> bool {
+    (1..=15).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// What the command line asks for.
+pub enum Action {
+    Help,
+    List { facts: Facts, cpus: CpuSet },
+    Set(Set),
+    Restore(PathBuf),
+}
+
+/// `--governor` / `--freq` and their companions.
+pub struct Set {
+    pub facts: Facts,
+    pub cpus: CpuSet,
+    pub governor: Option<String>,
+    /// `--freq` in kHz, with the text given.
+    pub freq: Option<(u64, String)>,
+    pub apply: bool,
+    pub save: Option<PathBuf>,
+    pub argv: Vec<String>,
+}
+
+/// Parses the words after `rtlat cpufreq`.
+pub fn parse(args: &[String]) -> Result<Action, String> {
+    let found = scan("rtlat cpufreq", args, SPECS)?;
+    let value = |name: &str| {
+        found
+            .iter()
+            .rev()
+            .find(|f| f.name == name)
+            .map(|f| f.value.clone())
+    };
+    let given = |name: &str| found.iter().any(|f| f.name == name);
+    if given("--help") {
+        return Ok(Action::Help);
+    }
+    if let Some(path) = value("--restore") {
+        if let Some(other) = found.iter().find(|f| f.name != "--restore") {
+            return Err(format!(
+                "--restore takes no other option ({} given): the file says what to restore",
+                other.name
+            ));
+        }
+        return Ok(Action::Restore(PathBuf::from(path)));
+    }
+    let root = value("--root").unwrap_or_else(|| "/".into());
+    if !std::path::Path::new(&root).is_dir() {
+        return Err(invalid("--root", &root, "not a directory"));
+    }
+    let facts = Facts::at(&root);
+    let cpus = match value("--cpus") {
+        Some(list) => online_cpu_list("--cpus", &list, &facts)?,
+        None => facts
+            .online_cpus()
+            .map_err(|e| format!("cannot tell which CPUs are online: {e}"))?,
+    };
+    let governor = value("--governor");
+    if let Some(name) = governor.as_deref().filter(|n| !is_governor_name(n)) {
+        return Err(invalid(
+            "--governor",
+            name,
+            format!("expected {GOVERNOR_NAME}"),
+        ));
+    }
+    let freq = match value("--freq") {
+        Some(text) => Some((
+            parse_frequency(&text).map_err(|e| invalid("--freq", &text, e))?,
+            text,
+        )),
+        None => None,
+    };
+    if governor.is_none() && freq.is_none() {
+        for option in ["--apply", "--save"] {
+            if given(option) {
+                return Err(format!(
+                    "{option} has no effect without --governor NAME or --freq FREQ: add one or drop {option}"
+                ));
+            }
+        }
+        return Ok(Action::List { facts, cpus });
+    }
+    let save = value("--save").map(PathBuf::from);
+    if save.is_some() && !given("--apply") {
+        return Err(
+            "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
+                .into(),
+        );
+    }
+    Ok(Action::Set(Set {
+        facts,
+        cpus,
+        governor,
+        freq,
+        apply: given("--apply"),
+        save,
+        argv: ["rtlat", "cpufreq"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(args.iter().cloned())
+            .collect(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn governor_names() {
+        for good in [
+            "performance",
+            "ondemand",
+            "schedutil",
+            "a",
+            "gov_2-x",
+            "fifteen_chars__",
+        ] {
+            assert!(is_governor_name(good), "{good}");
+        }
+        for bad in ["", "sixteen_chars___", "perf ormance", "perf/x", "é", "-"] {
+            assert_eq!(is_governor_name(bad), bad == "-", "{bad}");
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The options of `rtlat irq`.
+
+use std::path::PathBuf;
+
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::facts::Facts;
+
+use crate::cli::tuning::args::{Spec, invalid, online_cpu_list, scan};
+
+/// `rtlat irq --help`.
+pub const USAGE: &str = "\
+Usage: rtlat irq [--root DIR]
+       rtlat irq [--root DIR] --away-from CPUSET [--default] [--apply] [--save FILE]
+       rtlat irq --restore FILE
+
+Lists the IRQs (affinity, effective affinity, whether they can be moved, name), or moves
+every movable IRQ away from CPUSET, e.g. the CPUs of real-time threads: each IRQ keeps the
+CPUs of its affinity that are not in CPUSET, or, when none is left, gets the housekeeping
+CPUs (the online CPUs but CPUSET).
+
+  --away-from CPUSET  the CPUs to move IRQs away from (e.g. 3, 2-3)
+  --default           also change /proc/irq/default_smp_affinity, which new IRQs get
+  --apply             make the changes (without it: a dry run that prints them)
+  --save FILE         where --apply saves what it changed (default:
+                      ./rtlat-irq-restore-DATE-PID.json; an existing file is refused)
+  --restore FILE      undo the changes FILE records
+  --root DIR          the system's root (default /): change a copy of a machine's tree
+  -h, --help          print this help
+
+Every change is printed as `/proc/irq/N/smp_affinity_list: OLD → NEW`. IRQs the kernel does
+not let move (per-CPU, kernel-managed, the timer) are reported, not fatal. An IRQ's effective
+affinity follows when it next fires. Stop irqbalance first, or it moves them back. Writing
+needs root. Exit status: 0 done, 1 a change failed and could not all be undone, 2 refused (bad
+input, missing privilege): nothing changed.
+";
+
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "--away-from",
+        value: Some("a CPU list such as 3 or 2-3"),
+    },
+    Spec {
+        name: "--default",
+        value: None,
+    },
+    Spec {
+        name: "--apply",
+        value: None,
+    },
+    Spec {
+        name: "--save",
+        value: Some("a file path"),
+    },
+    Spec {
+        name: "--restore",
+        value: Some("a restore file's path"),
+    },
+    Spec {
+        name: "--root",
+        value: Some("a directory"),
+    },
+    Spec {
+        name: "--help",
+        value: None,
+    },
+];
+
+/// What the command line asks for.
+pub enum Action {
+    Help,
+    List { facts: Facts },
+    Away(Away),
+    Restore(PathBuf),
+}
+
+/// `--away-from` and its companions.
+pub struct Away {
+    pub facts: Facts,
+    pub cpus: CpuSet,
+    pub default: bool,
+    pub apply: bool,
+    pub save: Option<PathBuf>,
+    pub argv: Vec<String>,
+}
+
+/// Parses the words after `rtlat irq`.
+pub fn parse(args: &[String]) -> Result<Action, String> {
+    let found = scan("rtlat irq", args, SPECS)?;
+    let value = |name: &str| {
+        found
+            .iter()
+            .rev()
+            .find(|f| f.name == name)
+            .map(|f| f.value.clone())
+    };
+    let given = |name: &str| found.iter().any(|f| f.name == name);
+    if given("--help") {
+        return Ok(Action::Help);
+    }
+    if let Some(path) = value("--restore") {
+        if let Some(other) = found.iter().find(|f| f.name != "--restore") {
+            return Err(format!(
+                "--restore takes no other option ({} given): the file says what to restore",
+                other.name
+            ));
+        }
+        return Ok(Action::Restore(PathBuf::from(path)));
+    }
+    let root = value("--root").unwrap_or_else(|| "/".into());
+    if !std::path::Path::new(&root).is_dir() {
+        return Err(invalid("--root", &root, "not a directory"));
+    }
+    let facts = Facts::at(&root);
+    let Some(list) = value("--away-from") else {
+        for option in ["--default", "--apply", "--save"] {
+            if given(option) {
+                return Err(format!(
+                    "{option} has no effect without --away-from CPUSET: add it or drop {option}"
+                ));
+            }
+        }
+        return Ok(Action::List { facts });
+    };
+    let cpus = online_cpu_list("--away-from", &list, &facts)?;
+    let save = value("--save").map(PathBuf::from);
+    if save.is_some() && !given("--apply") {
+        return Err(
+            "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
+                .into(),
+        );
+    }
+    Ok(Action::Away(Away {
+        facts,
+        cpus,
+        default: given("--default"),
+        apply: given("--apply"),
+        save,
+        argv: std::iter::once("rtlat".to_owned())
+            .chain(std::iter::once("irq".to_owned()))
+            .chain(args.iter().cloned())
+            .collect(),
+    }))
+}

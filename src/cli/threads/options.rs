@@ -1,0 +1,407 @@
+//! The options of `rtlat threads`.
+//!
+//! `--set` and `--pin` given before the first `--tid` apply to every `--tid`; given after a
+//! `--tid`, they apply to that thread only (and win over the former), so one command gives a
+//! guest's vCPU threads each their own priority and CPU:
+//!
+//! ```text
+//! rtlat threads --tid 4101 --set fifo:98 --pin 2 --tid 4102 --set fifo:95 --pin 3 --apply
+//! ```
+
+use std::path::PathBuf;
+
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::facts::Facts;
+use rtlat_linux::tune::SchedRequest;
+use rtlat_linux::tune::thread::SCHED_REQUEST_SYNTAX;
+
+use super::pattern::{Pattern, SYNTAX};
+use crate::cli::tuning::args::{Spec, invalid, online_cpu_list, scan};
+
+/// `rtlat threads --help`.
+pub const USAGE: &str = "\
+Usage: rtlat threads [--pid PID | --name REGEX | --tid TID...] [--json] [--root DIR]
+       rtlat threads [--set POLICY] [--pin CPUS] --tid TID [--set POLICY] [--pin CPUS]
+                     [--tid TID ...] [--apply] [--save FILE]
+       rtlat threads --restore FILE
+
+Lists threads (like `ps -eLo pid,tid,psr,cls,rtprio,ni,comm` plus affinity): process and
+thread id, the CPU it last ran on, policy, real-time priority, nice value, the CPUs it may
+run on, process and thread name. Or changes threads' scheduling and CPUs (what `chrt -p` and
+`taskset -p` do), e.g. a QEMU guest's vCPU threads:
+
+  rtlat threads --name qemu-system
+  rtlat threads --tid 4101 --set fifo:98 --pin 2 --tid 4102 --set fifo:95 --pin 3 --apply
+
+Listing:
+  --pid PID        the threads of one process
+  --name REGEX     the threads whose process or thread name matches (literal characters,
+                   . * + ? ^ $ | and \\ escapes; e.g. qemu-system, '^CPU .*/KVM$')
+  --tid TID        these threads (repeatable)
+  --json           print a JSON array instead of the table
+  --root DIR       read /proc under DIR (default /)
+
+Changing (dry run unless --apply):
+  --tid TID        a thread to change (repeatable; `--set`/`--pin` after it are its own,
+                   before the first --tid they apply to every thread)
+  --set POLICY     fifo:N or rr:N (N 1..99), other[:NICE] or batch[:NICE] (NICE -20..19),
+                   or idle
+  --pin CPUS       the CPUs it may run on, e.g. 3 or 2-3
+  --apply          make the changes (without it: a dry run that prints them)
+  --save FILE      where --apply saves what it changed (default:
+                   ./rtlat-threads-restore-DATE-PID.json; an existing file is refused)
+  --restore FILE   undo the changes FILE records
+  -h, --help       print this help
+
+Changing another user's thread, and real-time priorities above `ulimit -r`, need
+CAP_SYS_NICE (root). Exit status: 0 done, 1 a change failed and could not all be undone,
+2 refused (bad input, unknown thread, missing privilege): nothing changed.
+";
+
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "--pid",
+        value: Some("a process id"),
+    },
+    Spec {
+        name: "--name",
+        value: Some("a name pattern such as qemu-system"),
+    },
+    Spec {
+        name: "--tid",
+        value: Some("a thread id (`rtlat threads` lists them)"),
+    },
+    Spec {
+        name: "--set",
+        value: Some(SCHED_REQUEST_SYNTAX),
+    },
+    Spec {
+        name: "--pin",
+        value: Some("a CPU list such as 3 or 2-3"),
+    },
+    Spec {
+        name: "--json",
+        value: None,
+    },
+    Spec {
+        name: "--root",
+        value: Some("a directory"),
+    },
+    Spec {
+        name: "--apply",
+        value: None,
+    },
+    Spec {
+        name: "--save",
+        value: Some("a file path"),
+    },
+    Spec {
+        name: "--restore",
+        value: Some("a restore file's path"),
+    },
+    Spec {
+        name: "--help",
+        value: None,
+    },
+];
+
+/// Which threads to list.
+pub enum Filter {
+    All,
+    Pid(u32),
+    Name(Pattern),
+    Tids(Vec<u32>),
+}
+
+/// What the command line asks for.
+pub enum Action {
+    Help,
+    List {
+        facts: Facts,
+        filter: Filter,
+        json: bool,
+    },
+    Change(Change),
+    Restore(PathBuf),
+}
+
+/// What to change of one thread.
+pub struct Wanted {
+    pub tid: u32,
+    pub set: Option<SchedRequest>,
+    pub pin: Option<CpuSet>,
+}
+
+/// `--tid … --set … --pin …` and their companions.
+pub struct Change {
+    pub threads: Vec<Wanted>,
+    pub apply: bool,
+    pub save: Option<PathBuf>,
+    pub argv: Vec<String>,
+}
+
+fn id(option: &str, value: &str, what: &str) -> Result<u32, String> {
+    value
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| invalid(option, value, format!("expected {what}")))
+}
+
+/// Parses the words after `rtlat threads`.
+pub fn parse(args: &[String]) -> Result<Action, String> {
+    let found = scan("rtlat threads", args, SPECS)?;
+    let given = |name: &str| found.iter().any(|f| f.name == name);
+    let value = |name: &str| {
+        found
+            .iter()
+            .rev()
+            .find(|f| f.name == name)
+            .map(|f| f.value.clone())
+    };
+    if given("--help") {
+        return Ok(Action::Help);
+    }
+    if let Some(path) = value("--restore") {
+        if let Some(other) = found.iter().find(|f| f.name != "--restore") {
+            return Err(format!(
+                "--restore takes no other option ({} given): the file says what to restore",
+                other.name
+            ));
+        }
+        return Ok(Action::Restore(PathBuf::from(path)));
+    }
+    let changing = given("--set") || given("--pin");
+    let root = value("--root").unwrap_or_else(|| "/".into());
+    if !std::path::Path::new(&root).is_dir() {
+        return Err(invalid("--root", &root, "not a directory"));
+    }
+    let facts = Facts::at(&root);
+
+    // Listing options and changing options do not mix.
+    let listing = ["--pid", "--name", "--json", "--root"];
+    let changes = ["--set", "--pin", "--apply", "--save"];
+    if let (Some(list), Some(change)) = (
+        listing.iter().find(|o| given(o)),
+        changes.iter().find(|o| given(o)),
+    ) {
+        return Err(format!(
+            "{list} conflicts with {change}: {list} is for listing threads, {change} for changing them (by --tid)"
+        ));
+    }
+    if !changing {
+        for option in ["--apply", "--save"] {
+            if given(option) {
+                return Err(format!(
+                    "{option} has no effect without --set POLICY or --pin CPUS: add one or drop {option}"
+                ));
+            }
+        }
+        let tids = found
+            .iter()
+            .filter(|f| f.name == "--tid")
+            .map(|f| id("--tid", &f.value, "a thread id (a number above 0)"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let filters = [!tids.is_empty(), given("--pid"), given("--name")];
+        if filters.iter().filter(|&&f| f).count() > 1 {
+            return Err(
+                "--pid, --name and --tid each choose the threads to list: give one of them".into(),
+            );
+        }
+        let filter = if let Some(pid) = value("--pid") {
+            Filter::Pid(id("--pid", &pid, "a process id (a number above 0)")?)
+        } else if let Some(name) = value("--name") {
+            Filter::Name(
+                Pattern::new(&name)
+                    .map_err(|e| invalid("--name", &name, format!("{e} (accepted: {SYNTAX})")))?,
+            )
+        } else if !tids.is_empty() {
+            Filter::Tids(tids)
+        } else {
+            Filter::All
+        };
+        return Ok(Action::List {
+            facts,
+            filter,
+            json: given("--json"),
+        });
+    }
+
+    // Changing: --set/--pin before the first --tid are defaults; after one, that thread's.
+    let mut defaults: (Option<SchedRequest>, Option<CpuSet>) = (None, None);
+    let mut threads: Vec<Wanted> = Vec::new();
+    for item in &found {
+        let scope = threads.last().map(|w| format!(" for --tid {}", w.tid));
+        match item.name {
+            "--tid" => {
+                let tid = id("--tid", &item.value, "a thread id (a number above 0)")?;
+                if threads.iter().any(|w| w.tid == tid) {
+                    return Err(format!("--tid {tid} is given twice: give each thread once"));
+                }
+                threads.push(Wanted {
+                    tid,
+                    set: None,
+                    pin: None,
+                });
+            }
+            "--set" => {
+                let request: SchedRequest = item
+                    .value
+                    .parse()
+                    .map_err(|e: String| invalid("--set", &item.value, e))?;
+                let slot = match threads.last_mut() {
+                    Some(w) => &mut w.set,
+                    None => &mut defaults.0,
+                };
+                if slot.replace(request).is_some() {
+                    return Err(format!(
+                        "--set is given twice{}: give it once",
+                        scope.unwrap_or_default()
+                    ));
+                }
+            }
+            "--pin" => {
+                let cpus = online_cpu_list("--pin", &item.value, &facts)?;
+                let slot = match threads.last_mut() {
+                    Some(w) => &mut w.pin,
+                    None => &mut defaults.1,
+                };
+                if slot.replace(cpus).is_some() {
+                    return Err(format!(
+                        "--pin is given twice{}: give it once",
+                        scope.unwrap_or_default()
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if threads.is_empty() {
+        return Err(
+            "--set and --pin change threads named by --tid TID: add --tid (`rtlat threads --pid PID` or `--name REGEX` lists them)"
+                .into(),
+        );
+    }
+    for wanted in &mut threads {
+        wanted.set = wanted.set.or(defaults.0);
+        wanted.pin = wanted.pin.take().or_else(|| defaults.1.clone());
+        if wanted.set.is_none() && wanted.pin.is_none() {
+            return Err(format!(
+                "--tid {} has nothing to change: put --set/--pin after it, or before the first --tid to apply them to every thread",
+                wanted.tid
+            ));
+        }
+    }
+    let save = value("--save").map(PathBuf::from);
+    if save.is_some() && !given("--apply") {
+        return Err(
+            "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
+                .into(),
+        );
+    }
+    Ok(Action::Change(Change {
+        threads,
+        apply: given("--apply"),
+        save,
+        argv: ["rtlat", "threads"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(args.iter().cloned())
+            .collect(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_line(line: &str) -> Result<Action, String> {
+        parse(
+            &line
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    fn change(line: &str) -> Change {
+        match parse_line(line) {
+            Ok(Action::Change(change)) => change,
+            Ok(_) => panic!("{line}: not a change"),
+            Err(e) => panic!("{line}: {e}"),
+        }
+    }
+
+    #[test]
+    fn set_and_pin_bind_to_the_tid_before_them() {
+        let c = change("--tid 11 --set fifo:98 --pin 0 --tid 12 --set fifo:95 --apply");
+        assert_eq!(c.threads.len(), 2);
+        assert_eq!(c.threads[0].set.unwrap().priority, 98);
+        assert_eq!(c.threads[0].pin.as_ref().unwrap().to_string(), "0");
+        assert_eq!(c.threads[1].set.unwrap().priority, 95);
+        assert!(c.threads[1].pin.is_none());
+        assert!(c.apply);
+
+        let c = change("--set rr:5 --pin 0 --tid 11 --tid 12 --set other:-5");
+        assert_eq!(c.threads[0].set.unwrap().to_string(), "rr:5");
+        assert_eq!(c.threads[1].set.unwrap().to_string(), "other:-5");
+        assert_eq!(c.threads[1].pin.as_ref().unwrap().to_string(), "0");
+        assert!(!c.apply);
+    }
+
+    #[test]
+    fn refusals_name_the_option() {
+        for (line, fragment) in [
+            ("--set fifo:50", "add --tid"),
+            (
+                "--tid 11 --tid 12 --set fifo:50",
+                "--tid 11 has nothing to change",
+            ),
+            ("--tid 11 --tid 11 --set fifo:50", "--tid 11 is given twice"),
+            (
+                "--tid 11 --set fifo:50 --set rr:2",
+                "--set is given twice for --tid 11",
+            ),
+            ("--tid x --set fifo:50", "invalid value 'x' for --tid"),
+            ("--tid 0 --set fifo:50", "invalid value '0' for --tid"),
+            (
+                "--tid 11 --set fifo:100",
+                "invalid value 'fifo:100' for --set: priority 100",
+            ),
+            (
+                "--tid 11 --set deadline",
+                "invalid value 'deadline' for --set: unknown policy",
+            ),
+            ("--tid 11 --pin 1,,2", "invalid value '1,,2' for --pin"),
+            (
+                "--tid 11 --pin 8191",
+                "invalid value '8191' for --pin: CPU 8191 is not online",
+            ),
+            (
+                "--tid 11 --pin 99999",
+                "invalid value '99999' for --pin: CPU 99999 is too large",
+            ),
+            ("--pid 1 --set fifo:50", "--pid conflicts with --set"),
+            (
+                "--tid 11 --set fifo:50 --save x",
+                "--save has no effect without --apply",
+            ),
+            ("--apply", "--apply has no effect without --set"),
+            ("--pid 1 --name x", "give one of them"),
+            ("--pid -1", "invalid value '-1' for --pid"),
+            ("--name [a]", "invalid value '[a]' for --name"),
+            ("--restore f --apply", "--restore takes no other option"),
+            (
+                "--root /nonexistent-rtlat",
+                "invalid value '/nonexistent-rtlat' for --root",
+            ),
+        ] {
+            let err = match parse_line(line) {
+                Err(e) => e,
+                Ok(_) => panic!("{line}: accepted"),
+            };
+            assert!(err.contains(fragment), "{line}: {err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The dry run / apply / save flow of a tuning command, once its changes are planned.
+//!
+//! - Dry run (the default): each change printed as `TARGET: OLD → NEW`, then a line saying
+//!   nothing changed; a missing privilege is noted on stderr, so `--apply` holds no surprise.
+//! - `--apply`: the privilege checked for every change before any is made; the restore file
+//!   written (atomically) with every planned change *before* the first one is made, so a
+//!   command killed half-way still leaves a file that undoes what it did; the changes made
+//!   all or nothing (a failure undoes those already made); the restore file rewritten with
+//!   what was made; each change printed as it was made.
+//!
+//! Exit status: 0 done (or nothing to do); 2 refused, and the system is as it was; 1 a change
+//! failed and some could not be undone (they are printed, and in the restore file).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rtlat_linux::Error;
+use rtlat_linux::facts::Facts;
+use rtlat_linux::tune::{Change, RestoreFile, file, restore::utc_text, thread, transaction};
+
+use crate::cli::atomic_file::write_atomically;
+
+/// A planned tuning command.
+pub struct Request {
+    /// `irq`, `threads` or `cpufreq`.
+    pub command: &'static str,
+    /// The whole command line (for the restore file).
+    pub argv: Vec<String>,
+    /// The root the files are under.
+    pub root: PathBuf,
+    /// The changes, in the order to make them.
+    pub changes: Vec<Change>,
+    /// `--apply`.
+    pub apply: bool,
+    /// `--save FILE`.
+    pub save: Option<PathBuf>,
+    /// Errors to report and go on after, rather than undo everything for (an IRQ the kernel
+    /// does not let move).
+    pub skip: fn(&Error) -> bool,
+    /// What a skipped change is called (`not movable`).
+    pub skipped_as: &'static str,
+}
+
+/// Prints, and with `--apply` makes and saves, the planned changes; returns the exit status.
+pub fn run(request: &Request) -> ExitCode {
+    let program = format!("rtlat {}", request.command);
+    if request.changes.is_empty() {
+        println!("# nothing to change");
+        return ExitCode::SUCCESS;
+    }
+    let preflight = preflight(&request.root, &request.changes);
+    if !request.apply {
+        for change in &request.changes {
+            println!("{}", change.describe(&request.root));
+        }
+        if let Err(e) = preflight {
+            eprintln!("{program}: note: --apply will fail as you are now: {e}");
+        }
+        let n = request.changes.len();
+        println!(
+            "# dry run: nothing changed; add --apply to make {}",
+            count(n, "this change", "these", "changes")
+        );
+        return ExitCode::SUCCESS;
+    }
+    let refuse = |message: String| {
+        eprintln!("{program}: {message}");
+        ExitCode::from(2)
+    };
+    if let Err(e) = preflight {
+        return refuse(format!("{e}; nothing was changed"));
+    }
+    let save = match save_path(request.save.as_deref(), request.command) {
+        Ok(path) => path,
+        Err(message) => return refuse(message),
+    };
+    let mut record = RestoreFile::new(
+        request.command,
+        &request.argv,
+        &request.root,
+        request.changes.clone(),
+    );
+    if let Err(e) = write_atomically(&save, record.to_json().as_bytes()) {
+        return refuse(format!(
+            "cannot write the restore file {}: {e}; nothing was changed",
+            save.display()
+        ));
+    }
+
+    let skip = request.skip;
+    let outcome = transaction::apply(&request.root, &request.changes, |_, e| skip(e));
+    let (done, code) = match outcome {
+        Ok(applied) => {
+            for change in &applied.done {
+                println!("{}", change.describe(&request.root));
+            }
+            for (change, error) in &applied.skipped {
+                println!(
+                    "# {} ({}, left at {}): {error}",
+                    change.target_text(&request.root),
+                    request.skipped_as,
+                    change.old
+                );
+            }
+            (applied.done, ExitCode::SUCCESS)
+        }
+        Err(failed) => {
+            eprintln!(
+                "{program}: {}: {}",
+                failed.change.target_text(&request.root),
+                failed.error
+            );
+            if failed.not_undone.is_empty() {
+                let _ = std::fs::remove_file(&save);
+                let undone = if failed.undone.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " ({} made before it undone)",
+                        count(failed.undone.len(), "the change", "the", "changes")
+                    )
+                };
+                eprintln!("{program}: nothing was changed{undone}");
+                return ExitCode::from(2);
+            }
+            for (change, error) in &failed.not_undone {
+                eprintln!(
+                    "{program}: still in effect: {}: could not undo it: {error}",
+                    change.describe(&request.root)
+                );
+            }
+            let left: Vec<Change> = failed
+                .not_undone
+                .iter()
+                .rev()
+                .map(|(c, _)| c.clone())
+                .collect();
+            (left, ExitCode::from(1))
+        }
+    };
+    record.applied = true;
+    record.changes = done;
+    if record.changes.is_empty() {
+        let _ = std::fs::remove_file(&save);
+        println!("# nothing was changed");
+        return code;
+    }
+    match write_atomically(&save, record.to_json().as_bytes()) {
+        Ok(()) => println!(
+            "# saved to {}: undo with `{program} --restore {}`",
+            save.display(),
+            save.display()
+        ),
+        Err(e) => eprintln!(
+            "{program}: warning: cannot rewrite the restore file {}: {e}; it lists the planned changes, which undo these too",
+            save.display()
+        ),
+    }
+    code
+}
+
+/// Checks that every change can be made by this process, before any is.
+fn preflight(root: &Path, changes: &[Change]) -> Result<(), Error> {
+    for path in changes.iter().filter_map(|c| c.path_under(root)) {
+        file::check_writable(&path)?;
+    }
+    thread::check_permission(&Facts::live(), changes)
+}
+
+/// `--save FILE`, or `./rtlat-COMMAND-restore-DATE-PID.json`; refused if it exists (it may
+/// be the only record of earlier changes) or cannot be created.
+fn save_path(given: Option<&Path>, command: &str) -> Result<PathBuf, String> {
+    let path = match given {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let date: String = utc_text(now)
+                .chars()
+                .filter(|c| *c != '-' && *c != ':')
+                .collect();
+            PathBuf::from(format!(
+                "rtlat-{command}-restore-{date}-{}.json",
+                std::process::id()
+            ))
+        }
+    };
+    if path.exists() {
+        return Err(format!(
+            "--save {}: the file exists (it may be the only record of earlier changes): restore it first, or name another file",
+            path.display()
+        ));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|_| std::fs::remove_file(&path))
+        .map_err(|e| {
+            format!(
+                "--save {}: cannot create the restore file: {e}; nothing was changed",
+                path.display()
+            )
+        })?;
+    Ok(path)
+}
+
+/// `one` for 1, else `THE N MANY` (`these 9 changes`).
+fn count(n: usize, one: &str, the: &str, many: &str) -> String {
+    if n == 1 {
+        one.to_owned()
+    } else {
+        format!("{the} {n} {many}")
+    }
+}
+
+/// `CPU 3` or `CPUs 2-3`.
+pub fn cpus_text(cpus: &rtlat_linux::cpuset::CpuSet) -> String {
+    if cpus.len() == 1 {
+        format!("CPU {cpus}")
+    } else {
+        format!("CPUs {cpus}")
+    }
+}

@@ -1,0 +1,187 @@
+//! The option scanner of the tuning commands: long options only, `--opt VALUE` or
+//! `--opt=VALUE`, in order (some commands give meaning to the order), every problem one line
+//! naming the option.
+
+/// One option a command accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The name with its dashes: `--tid`.
+    pub name: &'static str,
+    /// What its value is, in words (`a thread id`), or `None` for a flag.
+    pub value: Option<&'static str>,
+}
+
+/// An option found: its spec's name and its value (empty for a flag).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The option's name (`--tid`).
+    pub name: &'static str,
+    /// Its value.
+    pub value: String,
+}
+
+/// Scans `args` against `specs`; `command` names the command in messages (`rtlat irq`).
+pub fn scan(command: &str, args: &[String], specs: &[Spec]) -> Result<Vec<Found>, String> {
+    let mut found = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let (name, inline) = match word.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (word.as_str(), None),
+        };
+        if !name.starts_with('-') {
+            return Err(format!(
+                "unexpected argument '{word}': every setting is an option (`{command} --help` lists them)"
+            ));
+        }
+        let spec = specs
+            .iter()
+            .find(|s| s.name == name || (name == "-h" && s.name == "--help"))
+            .ok_or_else(|| {
+                format!("unknown option '{name}' (`{command} --help` lists the options)")
+            })?;
+        let value = match (spec.value, inline) {
+            (None, None) => String::new(),
+            (None, Some(_)) => {
+                return Err(format!(
+                    "option {} takes no value, but '{word}' gives it one",
+                    spec.name
+                ));
+            }
+            (Some(_), Some(value)) => value.to_owned(),
+            (Some(expected), None) => match words.next() {
+                Some(value) if !value.starts_with("--") => value.clone(),
+                _ => {
+                    return Err(format!(
+                        "option {} needs a value: expected {expected}",
+                        spec.name
+                    ));
+                }
+            },
+        };
+        if spec.value.is_some() && value.is_empty() {
+            return Err(format!(
+                "option {} needs a value: expected {}",
+                spec.name,
+                spec.value.unwrap_or_default()
+            ));
+        }
+        found.push(Found {
+            name: spec.name,
+            value,
+        });
+    }
+    Ok(found)
+}
+
+/// `invalid value 'VALUE' for OPTION: REASON`.
+pub fn invalid(option: &str, value: &str, reason: impl std::fmt::Display) -> String {
+    format!("invalid value '{value}' for {option}: {reason}")
+}
+
+/// The value of `option` as a CPU list of online CPUs under `facts` (the kernel's syntax,
+/// `0-3,5`); the error names the option, the value and what is accepted.
+pub fn online_cpu_list(
+    option: &str,
+    value: &str,
+    facts: &rtlat_linux::facts::Facts,
+) -> Result<rtlat_linux::cpuset::CpuSet, String> {
+    let set = rtlat_linux::cpuset::CpuSet::parse(value).map_err(|e| invalid(option, value, e))?;
+    let online = facts
+        .online_cpus()
+        .map_err(|e| format!("{option}: cannot tell which CPUs are online: {e}"))?;
+    let offline = set.difference(&online);
+    if !offline.is_empty() {
+        let (cpus, are) = if offline.len() == 1 {
+            ("CPU", "is")
+        } else {
+            ("CPUs", "are")
+        };
+        return Err(invalid(
+            option,
+            value,
+            format!("{cpus} {offline} {are} not online (online CPUs: {online})"),
+        ));
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[Spec] = &[
+        Spec {
+            name: "--tid",
+            value: Some("a thread id"),
+        },
+        Spec {
+            name: "--apply",
+            value: None,
+        },
+        Spec {
+            name: "--help",
+            value: None,
+        },
+    ];
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn scans_in_order() {
+        let found = scan("rtlat x", &words("--tid 5 --apply --tid=6 -h"), SPECS).unwrap();
+        let names: Vec<_> = found.iter().map(|f| (f.name, f.value.as_str())).collect();
+        assert_eq!(
+            names,
+            [
+                ("--tid", "5"),
+                ("--apply", ""),
+                ("--tid", "6"),
+                ("--help", "")
+            ]
+        );
+    }
+
+    #[test]
+    fn cpu_lists_must_be_online() {
+        let facts = rtlat_linux::facts::Facts::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/rtlat-linux/tests/data/hp-t630"
+        ));
+        assert_eq!(
+            online_cpu_list("--pin", "1-2", &facts).unwrap().to_string(),
+            "1-2"
+        );
+        let err = online_cpu_list("--pin", "3-5", &facts).unwrap_err();
+        assert_eq!(
+            err,
+            "invalid value '3-5' for --pin: CPUs 4-5 are not online (online CPUs: 0-3)"
+        );
+        let err = online_cpu_list("--away-from", "1,,2", &facts).unwrap_err();
+        assert!(
+            err.starts_with(
+                "invalid value '1,,2' for --away-from: the CPU list has an empty element"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn one_line_errors_name_the_option() {
+        for (line, fragment) in [
+            ("--tid", "option --tid needs a value: expected a thread id"),
+            ("--tid --apply", "option --tid needs a value"),
+            ("--tid=", "option --tid needs a value"),
+            ("--apply=1", "option --apply takes no value"),
+            ("--frob", "unknown option '--frob' (`rtlat x --help`"),
+            ("-t 5", "unknown option '-t'"),
+            ("5", "unexpected argument '5'"),
+        ] {
+            let err = scan("rtlat x", &words(line), SPECS).unwrap_err();
+            assert!(err.contains(fragment), "{line}: {err}");
+            assert_eq!(err.lines().count(), 1);
+        }
+    }
+}

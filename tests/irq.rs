@@ -1,0 +1,562 @@
+//! `rtlat irq` through the binary: listing, `--away-from` dry run, apply and restore on a
+//! writable copy of the constructed hp-t630 tree (IRQ 26, `enp1s0`, runs on its isolated
+//! CPU 3), bad input, and on this machine's real `/proc`: a dry run that lists its IRQs, then
+//! a real apply and restore, guarded so that every affinity is put back whatever happens.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{Outcome, TempDir, rtlat, run};
+
+const QUICK: Duration = Duration::from_secs(20);
+
+fn tree() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("rtlat-linux/tests/data/hp-t630")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    std::fs::read_dir(a).unwrap().all(|entry| {
+        let entry = entry.unwrap();
+        let other = b.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            same_dir(&entry.path(), &other)
+        } else {
+            std::fs::read(entry.path()).ok() == std::fs::read(&other).ok()
+        }
+    })
+}
+
+/// A temporary folder holding a writable copy of the hp-t630 tree in `root/`.
+fn copy_of_tree(tag: &str) -> (TempDir, PathBuf) {
+    let dir = TempDir::new(tag);
+    let root = dir.join("root");
+    copy_dir(&tree(), &root);
+    (dir, root)
+}
+
+fn irq(args: &[&str], cwd: &Path) -> Outcome {
+    let mut all = vec!["irq"];
+    all.extend_from_slice(args);
+    run(&rtlat(), &all, Some(cwd), QUICK)
+}
+
+#[test]
+fn lists_affinity_effective_affinity_and_names() {
+    let (dir, root) = copy_of_tree("irq-list");
+    let out = irq(&["--root", root.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["IRQ", "AFFINITY", "EFFECTIVE", "MOVABLE", "NAME"]
+    );
+    let enp1s0 = lines.iter().find(|l| l.ends_with("enp1s0")).unwrap();
+    assert_eq!(
+        enp1s0.split_whitespace().collect::<Vec<_>>(),
+        ["26", "0-3", "3", "yes", "enp1s0"]
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("ohci_hcd:usb2, ohci_hcd:usb3"))
+    );
+    assert_eq!(
+        *lines.last().unwrap(),
+        "# default_smp_affinity f: new IRQs may run on CPUs 0-3"
+    );
+    assert_eq!(lines.len(), 1 + 10 + 1);
+}
+
+#[test]
+fn dry_run_prints_every_write_and_changes_nothing() {
+    let (dir, root) = copy_of_tree("irq-dry");
+    let root_text = root.to_str().unwrap();
+    let out = irq(&["--root", root_text, "--away-from", "3"], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let changes: Vec<String> = out
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.replace(root_text, ""))
+        .collect();
+    let expected: Vec<String> = [0, 1, 8, 9, 16, 18, 25, 26, 27]
+        .iter()
+        .map(|n| format!("/proc/irq/{n}/smp_affinity_list: 0-3 → 0-2"))
+        .collect();
+    assert_eq!(changes, expected);
+    assert!(out.stdout.contains("# already away from CPU 3: IRQ 28"));
+    assert!(
+        out.stdout.contains("add --default to make it 7 (CPUs 0-2)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .ends_with("# dry run: nothing changed; add --apply to make these 9 changes\n")
+    );
+    // irqbalance (PID 512) runs in that tree.
+    assert!(
+        out.stderr.contains("irqbalance is running"),
+        "{}",
+        out.stderr
+    );
+    assert!(same_dir(&tree(), &root), "a dry run writes nothing");
+    assert_eq!(dir.names(), ["root"], "and saves nothing");
+}
+
+#[test]
+fn apply_saves_what_it_changed_and_restore_undoes_it() {
+    let (dir, root) = copy_of_tree("irq-apply");
+    let root_text = root.to_str().unwrap();
+    let save = dir.join("irq-restore.json");
+    let save_text = save.to_str().unwrap();
+    let out = irq(
+        &[
+            "--root",
+            root_text,
+            "--away-from",
+            "3",
+            "--default",
+            "--apply",
+            "--save",
+            save_text,
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    assert_eq!(read("proc/irq/26/smp_affinity_list"), "0-2\n");
+    assert_eq!(read("proc/irq/0/smp_affinity_list"), "0-2\n");
+    assert_eq!(read("proc/irq/28/smp_affinity_list"), "0-2\n");
+    assert_eq!(read("proc/irq/default_smp_affinity"), "7\n");
+    assert!(out.stdout.contains(&format!(
+        "{root_text}/proc/irq/26/smp_affinity_list: 0-3 → 0-2\n"
+    )));
+    assert!(out.stdout.contains(&format!(
+        "{root_text}/proc/irq/default_smp_affinity: f → 7\n"
+    )));
+    assert!(out.stdout.contains(&format!(
+        "# saved to {save_text}: undo with `rtlat irq --restore {save_text}`"
+    )));
+
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(saved["format"], "rtlat-restore-1");
+    assert_eq!(saved["command"], "irq");
+    assert_eq!(saved["root"], root_text);
+    assert_eq!(saved["applied"], true);
+    let changes = saved["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 10);
+    assert_eq!(
+        changes[7],
+        serde_json::json!({"path": "/proc/irq/26/smp_affinity_list", "old": "0-3", "new": "0-2"})
+    );
+    assert_eq!(
+        changes[9],
+        serde_json::json!({"path": "/proc/irq/default_smp_affinity", "old": "f", "new": "7"})
+    );
+    assert!(saved["machine"].is_string() && saved["saved_unix"].is_u64());
+
+    // Saving over an existing restore file is refused: it may be the only record.
+    let again = irq(
+        &[
+            "--root",
+            root_text,
+            "--away-from",
+            "2",
+            "--apply",
+            "--save",
+            save_text,
+        ],
+        dir.path(),
+    );
+    assert_eq!(again.code(), 2);
+    assert!(again.stderr.contains("the file exists"), "{}", again.stderr);
+    assert_eq!(
+        read("proc/irq/26/smp_affinity_list"),
+        "0-2\n",
+        "nothing changed"
+    );
+
+    let out = irq(&["--restore", save_text], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(out.stdout.contains(&format!(
+        "{root_text}/proc/irq/26/smp_affinity_list: 0-2 → 0-3\n"
+    )));
+    assert!(same_dir(&tree(), &root), "every file back as it was");
+}
+
+#[test]
+fn apply_without_save_names_its_restore_file() {
+    let (dir, root) = copy_of_tree("irq-default-save");
+    let out = irq(
+        &[
+            "--root",
+            root.to_str().unwrap(),
+            "--away-from",
+            "2-3",
+            "--apply",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let names = dir.names();
+    let file = names
+        .iter()
+        .find(|n| n.starts_with("rtlat-irq-restore-") && n.ends_with(".json"))
+        .unwrap_or_else(|| panic!("no restore file in {names:?}"));
+    assert!(
+        out.stdout
+            .contains(&format!("# saved to {file}: undo with"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("proc/irq/26/smp_affinity_list")).unwrap(),
+        "0-1\n"
+    );
+    let out = irq(&["--restore", file], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(same_dir(&tree(), &root));
+}
+
+#[test]
+fn restore_refuses_bad_files_before_writing() {
+    let (dir, root) = copy_of_tree("irq-restore-bad");
+    let root_text = root.to_str().unwrap();
+    let save = dir.join("r.json");
+    let out = irq(
+        &[
+            "--root",
+            root_text,
+            "--away-from",
+            "3",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+
+    // An IRQ that went away since: refused as a whole, IRQ 25 not restored either.
+    let gone = root.join("proc/irq/26");
+    std::fs::rename(&gone, root.join("proc/irq/gone")).unwrap();
+    let out = irq(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("proc/irq/26/smp_affinity_list no longer exists"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("proc/irq/25/smp_affinity_list")).unwrap(),
+        "0-2\n"
+    );
+    std::fs::rename(root.join("proc/irq/gone"), &gone).unwrap();
+
+    for (content, fragment) in [
+        ("not json", "not an rtlat restore file"),
+        (
+            "{\"format\": \"rtlat-restore-1\"}",
+            "not an rtlat restore file",
+        ),
+    ] {
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, content).unwrap();
+        let out = irq(&["--restore", bad.to_str().unwrap()], dir.path());
+        assert_eq!(out.code(), 2);
+        assert_eq!(out.stderr.lines().count(), 1);
+        assert!(out.stderr.contains(fragment), "{}", out.stderr);
+    }
+    // A file outside /proc/irq and cpufreq is never written, even by root.
+    let text = std::fs::read_to_string(&save)
+        .unwrap()
+        .replace("/proc/irq/26/smp_affinity_list", "/etc/hostname");
+    let evil = dir.join("evil.json");
+    std::fs::write(&evil, text).unwrap();
+    let out = irq(&["--restore", evil.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 2);
+    assert!(
+        out.stderr.contains("is not a file rtlat tunes"),
+        "{}",
+        out.stderr
+    );
+
+    // Another command's file.
+    let text = std::fs::read_to_string(&save)
+        .unwrap()
+        .replace("\"command\": \"irq\"", "\"command\": \"cpufreq\"");
+    let other = dir.join("other.json");
+    std::fs::write(&other, text).unwrap();
+    let out = irq(&["--restore", other.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 2);
+    assert!(
+        out.stderr
+            .contains("saved by `rtlat cpufreq`: restore it with `rtlat cpufreq --restore"),
+        "{}",
+        out.stderr
+    );
+
+    let out = irq(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(same_dir(&tree(), &root));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_option() {
+    let (dir, root) = copy_of_tree("irq-bad");
+    let root_text = root.to_str().unwrap();
+    for (args, fragment) in [
+        (
+            vec!["--away-from", "7"],
+            "invalid value '7' for --away-from: CPU 7 is not online (online CPUs: 0-3)",
+        ),
+        (
+            vec!["--away-from", "1,,2"],
+            "invalid value '1,,2' for --away-from: the CPU list has an empty element",
+        ),
+        (
+            vec!["--away-from", "x"],
+            "invalid value 'x' for --away-from: 'x' is not a CPU number or range",
+        ),
+        (
+            vec!["--away-from", "0-3"],
+            "leaves no online CPU for them (online CPUs: 0-3)",
+        ),
+        (
+            vec!["--away-from"],
+            "option --away-from needs a value: expected a CPU list",
+        ),
+        (
+            vec!["--away-from", "3", "--save", "x.json"],
+            "--save has no effect without --apply",
+        ),
+        (vec!["--apply"], "--apply has no effect without --away-from"),
+        (vec!["--frob"], "unknown option '--frob'"),
+    ] {
+        let mut all = vec!["--root", root_text];
+        all.extend(args.iter().copied());
+        let out = irq(&all, dir.path());
+        assert_eq!(out.code(), 2, "{args:?}: {}", out.stdout);
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.starts_with("rtlat irq: "), "{}", out.stderr);
+        assert!(out.stderr.contains(fragment), "{args:?}: {}", out.stderr);
+    }
+    let out = irq(&["--root", "/nonexistent-rtlat-root"], dir.path());
+    assert_eq!(out.code(), 2);
+    assert!(same_dir(&tree(), &root));
+}
+
+// ---- this machine's /proc ----------------------------------------------------------------
+
+/// Every IRQ's `smp_affinity_list` and the default affinity, as found; writes them all back
+/// when dropped, whatever the test did or where it panicked.
+struct RealIrqGuard {
+    saved: Vec<(PathBuf, String)>,
+}
+
+impl RealIrqGuard {
+    fn take() -> RealIrqGuard {
+        let mut saved = Vec::new();
+        for entry in std::fs::read_dir("/proc/irq").unwrap() {
+            let dir = entry.unwrap().path();
+            let file = dir.join("smp_affinity_list");
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                saved.push((file, text.trim().to_owned()));
+            }
+        }
+        let default = PathBuf::from("/proc/irq/default_smp_affinity");
+        saved.push((
+            default.clone(),
+            std::fs::read_to_string(&default).unwrap().trim().to_owned(),
+        ));
+        RealIrqGuard { saved }
+    }
+
+    fn changed(&self) -> Vec<String> {
+        self.saved
+            .iter()
+            .filter(|(path, text)| current(path).as_deref() != Some(text.as_str()))
+            .map(|(path, _)| path.display().to_string())
+            .collect()
+    }
+}
+
+impl Drop for RealIrqGuard {
+    fn drop(&mut self) {
+        for (path, text) in &self.saved {
+            if current(path).as_deref() != Some(text.as_str()) {
+                let _ = std::fs::write(path, format!("{text}\n"));
+            }
+        }
+    }
+}
+
+fn current(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|t| t.trim().to_owned())
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
+}
+
+/// The highest online CPU, which IRQs are moved away from (this VM has CPUs 0-1).
+fn last_online_cpu() -> String {
+    common::online_cpus().last().unwrap().to_string()
+}
+
+#[test]
+fn real_irqs_dry_run_then_apply_and_restore() {
+    assert!(
+        is_root(),
+        "this test moves the machine's IRQs and needs root"
+    );
+    let cpus = common::online_cpus();
+    assert!(
+        cpus.len() >= 2,
+        "moving IRQs away from a CPU needs two online CPUs"
+    );
+    let cpu = last_online_cpu();
+    let dir = TempDir::new("irq-real");
+
+    let _serial = common::measuring(); // one test at a time on the real /proc/irq
+    let guard = RealIrqGuard::take();
+    let out = irq(&["--away-from", &cpu], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let planned: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("/proc/irq/"))
+        .collect();
+    assert!(
+        !planned.is_empty(),
+        "no IRQ to move on this machine:\n{}",
+        out.stdout
+    );
+    for line in &planned {
+        assert!(
+            line.contains("/smp_affinity_list: ")
+                || line.starts_with("/proc/irq/default_smp_affinity"),
+            "{line}"
+        );
+        assert!(line.contains(" → "), "{line}");
+    }
+    assert!(
+        guard.changed().is_empty(),
+        "the dry run changed {:?}",
+        guard.changed()
+    );
+
+    // For real: applied, saved, restored; the guard puts back anything the test leaves.
+    let save = dir.join("real.json");
+    let out = irq(
+        &[
+            "--away-from",
+            &cpu,
+            "--default",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}\n{}", out.stdout, out.stderr);
+    for line in out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("/proc/irq/") && l.contains("smp_affinity_list"))
+    {
+        let (path, values) = line.split_once(": ").unwrap();
+        let new = values.split(" → ").nth(1).unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap().trim(), new, "{line}");
+        assert!(
+            !rtlat_linux_cpus(new).contains(&cpu.parse().unwrap()),
+            "{line}"
+        );
+    }
+    assert!(!guard.changed().is_empty());
+    let out = irq(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        guard.changed().is_empty(),
+        "not restored: {:?}",
+        guard.changed()
+    );
+    drop(guard);
+}
+
+fn rtlat_linux_cpus(list: &str) -> Vec<usize> {
+    rtlat_linux::cpuset::CpuSet::parse(list)
+        .unwrap()
+        .iter()
+        .collect()
+}
+
+/// Runs rtlat as user nobody (no capabilities) from a copy in a world-readable folder, as
+/// tests/privileges.rs does.
+fn as_nobody(args: &[&str]) -> std::process::Output {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::env::temp_dir().join(format!("rtlat-irq-nobody-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let binary = dir.join("rtlat");
+    std::fs::copy(rtlat(), &binary).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&binary)
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .expect("setpriv (util-linux) must be installed");
+    std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
+
+#[test]
+fn without_privilege_the_error_names_root_and_nothing_changes() {
+    assert!(
+        is_root(),
+        "this test switches to user nobody and needs root"
+    );
+    let _serial = common::measuring(); // one test at a time on the real /proc/irq
+    let guard = RealIrqGuard::take();
+    let cpu = last_online_cpu();
+    let out = as_nobody(&["irq", "--away-from", &cpu, "--apply"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("rtlat irq: writing /proc/irq/")
+            && err.contains("smp_affinity_list needs root")
+            && err.ends_with("nothing was changed\n"),
+        "{err}"
+    );
+    assert!(guard.changed().is_empty(), "{:?}", guard.changed());
+}

@@ -1,0 +1,367 @@
+//! `rtlat threads` through the binary, on real threads: `sleep` children get FIFO priorities
+//! and CPUs (as a QEMU guest's vCPU threads would), checked in `/proc/PID/task/TID/stat`
+//! (fields 40 and 41) and `Cpus_allowed_list`, then restored; a dry run changes nothing; bad
+//! input exits 2 with one line; as user nobody the error names CAP_SYS_NICE.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{Outcome, TempDir, rtlat, run};
+
+const QUICK: Duration = Duration::from_secs(20);
+
+fn threads(args: &[&str], cwd: &Path) -> Outcome {
+    let mut all = vec!["threads"];
+    all.extend_from_slice(args);
+    run(&rtlat(), &all, Some(cwd), QUICK)
+}
+
+/// A `sleep 30` child, killed on drop.
+struct Sleeper(Child);
+
+impl Sleeper {
+    fn start() -> Sleeper {
+        Sleeper(
+            Command::new("sleep")
+                .arg("30")
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("start sleep"),
+        )
+    }
+
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// (rt_priority, policy): fields 40 and 41 of its main thread's stat line.
+    fn rt(&self) -> (u32, u32) {
+        let pid = self.pid();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        // fields[0] is field 3.
+        (
+            fields[40 - 3].parse().unwrap(),
+            fields[41 - 3].trim().parse().unwrap(),
+        )
+    }
+
+    fn cpus_allowed(&self) -> String {
+        let pid = self.pid();
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/status"))
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+}
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The online CPUs as the kernel lists them (`0-1`).
+fn all_cpus() -> String {
+    rtlat_linux::cpuset::CpuSet::from_cpus(common::online_cpus())
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn lists_a_process_by_pid_and_by_name() {
+    let dir = TempDir::new("threads-list");
+    let sleeper = Sleeper::start();
+    let pid = sleeper.pid().to_string();
+    let out = threads(&["--pid", &pid], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        [
+            "PID", "TID", "CPU", "POLICY", "RTPRIO", "NI", "AFFINITY", "PROCESS", "THREAD"
+        ]
+    );
+    assert_eq!(lines.len(), 2);
+    let row: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(row[0], pid);
+    assert_eq!(row[1], pid);
+    assert_eq!(
+        &row[3..],
+        ["other", "-", "0", &all_cpus(), "sleep", "sleep"]
+    );
+
+    let out = threads(&["--name", "^slee+p$", "--json"], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let mine = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["tid"] == sleeper.pid())
+        .unwrap_or_else(|| panic!("sleep {pid} not listed: {}", out.stdout));
+    assert_eq!(mine["process"], "sleep");
+    assert_eq!(mine["policy"], "other");
+    assert_eq!(mine["affinity"], all_cpus());
+    assert_eq!(mine["kernel_thread"], false);
+
+    // The whole machine, kernel threads included.
+    let out = threads(&[], dir.path());
+    assert_eq!(out.code(), 0);
+    assert!(out.stdout.lines().any(|l| l.contains("kthreadd")));
+}
+
+#[test]
+fn fifo_and_pin_applied_checked_in_proc_and_restored() {
+    let _serial = common::measuring();
+    let dir = TempDir::new("threads-apply");
+    let sleeper = Sleeper::start();
+    let tid = sleeper.pid().to_string();
+    let before = (sleeper.rt(), sleeper.cpus_allowed());
+    assert_eq!(before.0, (0, 0), "SCHED_OTHER");
+
+    // Dry run: printed, nothing changed, nothing saved.
+    let out = threads(
+        &["--tid", &tid, "--set", "fifo:50", "--pin", "1"],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "thread {tid} \"sleep\" (pid {tid}) CPU affinity: {} → 1\n\
+             thread {tid} \"sleep\" (pid {tid}) scheduling: other → fifo:50\n\
+             # dry run: nothing changed; add --apply to make these 2 changes\n",
+            all_cpus()
+        )
+    );
+    assert_eq!((sleeper.rt(), sleeper.cpus_allowed()), before);
+    assert!(dir.names().is_empty());
+
+    let save = dir.join("vcpu.json");
+    let save_text = save.to_str().unwrap();
+    let out = threads(
+        &[
+            "--tid", &tid, "--set", "fifo:50", "--pin", "1", "--apply", "--save", save_text,
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(sleeper.rt(), (50, 1), "SCHED_FIFO 50 in fields 40/41");
+    assert_eq!(sleeper.cpus_allowed(), "1");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(saved["command"], "threads");
+    assert_eq!(
+        saved["changes"][1],
+        serde_json::json!({
+            "pid": sleeper.pid(), "tid": sleeper.pid(), "name": "sleep",
+            "setting": "scheduling", "old": "other", "new": "fifo:50"
+        })
+    );
+
+    // As asked already: nothing to do.
+    let out = threads(
+        &["--tid", &tid, "--set", "fifo:50", "--pin", "1"],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0);
+    assert!(out.stdout.contains("is already as asked"), "{}", out.stdout);
+
+    let out = threads(&["--restore", save_text], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        format!("thread {tid} \"sleep\" (pid {tid}) scheduling: fifo:50 → other")
+    );
+    assert_eq!((sleeper.rt(), sleeper.cpus_allowed()), before);
+}
+
+#[test]
+fn vcpu_like_threads_each_get_their_priority_and_cpu() {
+    let _serial = common::measuring();
+    let dir = TempDir::new("threads-vcpus");
+    let (a, b) = (Sleeper::start(), Sleeper::start());
+    let (ta, tb) = (a.pid().to_string(), b.pid().to_string());
+    let save = dir.join("vcpus.json");
+    let out = threads(
+        &[
+            "--tid",
+            &ta,
+            "--set",
+            "fifo:98",
+            "--pin",
+            "0",
+            "--tid",
+            &tb,
+            "--set",
+            "fifo:95",
+            "--pin",
+            "1",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!((a.rt(), a.cpus_allowed().as_str()), ((98, 1), "0"));
+    assert_eq!((b.rt(), b.cpus_allowed().as_str()), ((95, 1), "1"));
+    let out = threads(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!((a.rt(), b.rt()), ((0, 0), (0, 0)));
+    assert_eq!(a.cpus_allowed(), all_cpus());
+
+    // Defaults before the first --tid, nice values with other.
+    let out = threads(
+        &["--set", "other:5", "--tid", &ta, "--tid", &tb],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(out.stdout.contains(&format!(
+        "thread {tb} \"sleep\" (pid {tb}) nice value: 0 → 5"
+    )));
+}
+
+#[test]
+fn restore_refuses_threads_that_are_gone() {
+    let _serial = common::measuring();
+    let dir = TempDir::new("threads-gone");
+    let mut sleeper = Sleeper::start();
+    let tid = sleeper.pid().to_string();
+    let save = dir.join("gone.json");
+    let out = threads(
+        &[
+            "--tid",
+            &tid,
+            "--set",
+            "rr:10",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    sleeper.0.kill().unwrap();
+    sleeper.0.wait().unwrap();
+    let out = threads(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 2);
+    assert_eq!(out.stderr.lines().count(), 1);
+    assert!(
+        out.stderr.contains(&format!(
+            "change 1: thread {tid} of process {tid} (\"sleep\") no longer exists"
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = TempDir::new("threads-bad");
+    let sleeper = Sleeper::start();
+    let tid = sleeper.pid().to_string();
+    for (args, fragment) in [
+        (
+            vec!["--tid", "999999999", "--set", "fifo:50"],
+            "--tid 999999999: thread 999999999 does not exist",
+        ),
+        (
+            vec!["--tid", "abc", "--set", "fifo:50"],
+            "invalid value 'abc' for --tid: expected a thread id",
+        ),
+        (
+            vec!["--tid", &tid, "--set", "fifo:0"],
+            "invalid value 'fifo:0' for --set: priority 0 is out of range: fifo takes 1..99",
+        ),
+        (
+            vec!["--tid", &tid, "--set", "fast"],
+            "invalid value 'fast' for --set: unknown policy `fast`: use fifo:N or rr:N",
+        ),
+        (
+            vec!["--tid", &tid, "--pin", "64"],
+            "invalid value '64' for --pin: CPU 64 is not online",
+        ),
+        (
+            vec!["--tid", &tid, "--pin", "0-"],
+            "invalid value '0-' for --pin: '0-' is not a CPU number or range",
+        ),
+        (vec!["--set", "fifo:50"], "add --tid"),
+        (
+            vec!["--pid", "999999999"],
+            "--pid 999999999: there is no process 999999999",
+        ),
+        (
+            vec!["--name", "(qemu)"],
+            "invalid value '(qemu)' for --name: `(` is not supported",
+        ),
+    ] {
+        let out = threads(&args, dir.path());
+        assert_eq!(out.code(), 2, "{args:?}: {}", out.stdout);
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.starts_with("rtlat threads: "), "{}", out.stderr);
+        assert!(out.stderr.contains(fragment), "{args:?}: {}", out.stderr);
+    }
+    assert_eq!(sleeper.rt(), (0, 0));
+}
+
+/// Runs rtlat as user nobody (no capabilities) from a copy in a world-readable folder, in
+/// that folder, as tests/privileges.rs does.
+fn as_nobody(args: &[&str]) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("rtlat-threads-nobody-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let binary: PathBuf = dir.join("rtlat");
+    std::fs::copy(rtlat(), &binary).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&binary)
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .expect("setpriv (util-linux) must be installed");
+    std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
+
+#[test]
+fn without_privilege_the_error_names_cap_sys_nice() {
+    let sleeper = Sleeper::start();
+    let tid = sleeper.pid().to_string();
+    let out = as_nobody(&[
+        "threads", "--tid", &tid, "--set", "fifo:50", "--pin", "1", "--apply",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("thread {tid} needs CAP_SYS_NICE: run as root")),
+        "{err}"
+    );
+    assert!(err.contains("nothing was changed"), "{err}");
+    assert_eq!((sleeper.rt(), sleeper.cpus_allowed()), ((0, 0), all_cpus()));
+
+    // The dry run says it ahead.
+    let out = as_nobody(&["threads", "--tid", &tid, "--set", "fifo:50"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("note: --apply will fail as you are now") && err.contains("CAP_SYS_NICE"),
+        "{err}"
+    );
+}
