@@ -1,0 +1,202 @@
+//! The options of `rtlat audit` and its `--help`.
+
+use std::path::PathBuf;
+
+use rtlat_linux::cpuset::CpuSet;
+
+/// `rtlat audit --help`.
+pub const USAGE: &str = "\
+rtlat audit: check this machine's real-time tuning (read-only: nothing is changed)
+
+Usage: rtlat audit [--root DIR] [--cmdline FILE] [--json]
+       rtlat audit --suggest --isolate CPUS [--root DIR] [--cmdline FILE] [--json]
+
+Options:
+  --root DIR       read /proc, /sys and /dev under DIR instead of / (e.g. a tree captured
+                   from another machine)
+  --cmdline FILE   audit the kernel command line in FILE instead of /proc/cmdline: a line as
+                   /proc/cmdline holds it, or /etc/default/grub (its GRUB_CMDLINE_LINUX and
+                   GRUB_CMDLINE_LINUX_DEFAULT). It is not compared with what the running
+                   kernel made of its own line; the IRQ, thread and workqueue checks still use
+                   the CPUs the running kernel isolates.
+  --json           print the report as JSON: {root, cmdline, findings: [{id, severity, title,
+                   evidence: [{source, value}], remedy}], summary: {ok, info, warn, fail,
+                   worst, exit_status}}
+  --suggest        print the complete kernel command line that isolates the CPUs of
+                   --isolate on this machine (the current line, or --cmdline's, with the
+                   real-time parameters set and misspellings and duplicates removed), the
+                   GRUB line, and the commands that apply it (nothing is changed)
+  --isolate CPUS   the CPUs to isolate, a CPU list such as 3 or 2-3 (with --suggest)
+  -h, --help       print this help
+
+Each finding has a stable id (kernel.preempt_rt, cmdline.isolcpus, cmdline.unknown_param,
+cpus.housekeeping, cpufreq.governor, irq.on_isolated, threads.on_isolated, ...), a
+severity, the evidence read and the remedy:
+  ok     tuned as a real-time machine wants it
+  info   worth knowing; no change needed
+  warn   adds latency or jitter here: fix it
+  fail   no bounded latency as it is (not a PREEMPT_RT kernel, no housekeeping CPU left),
+         or a setting the kernel ignores
+
+Exit status:
+  0  the worst finding is ok or info (with --suggest: the line was printed)
+  1  the worst finding is warn
+  3  the worst finding is fail
+  2  bad usage: an unknown option, a malformed CPU list, a CPU this machine does not have,
+     no housekeeping CPU left by --isolate, an unreadable root or file (one line on stderr)
+";
+
+/// What `rtlat audit` was asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// `--root DIR` (default `/`).
+    pub root: PathBuf,
+    /// `--json`.
+    pub json: bool,
+    /// `--cmdline FILE`.
+    pub cmdline: Option<PathBuf>,
+    /// `--suggest --isolate CPUS`: the CPUs to isolate.
+    pub suggest: Option<CpuSet>,
+    /// `--help`.
+    pub help: bool,
+}
+
+const ACCEPTED: &str =
+    "accepted: --root DIR, --cmdline FILE, --json, --suggest --isolate CPUS, --help";
+
+impl Options {
+    /// Parses the arguments after `audit`; the error is one line naming the option.
+    pub fn parse(args: &[String]) -> Result<Options, String> {
+        let mut root: Option<PathBuf> = None;
+        let mut cmdline: Option<PathBuf> = None;
+        let mut json = false;
+        let mut suggest = false;
+        let mut isolate: Option<CpuSet> = None;
+        let mut help = false;
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let (name, inline) = match arg.split_once('=') {
+                Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
+                _ => (arg.as_str(), None),
+            };
+            let mut value = |what: &str| -> Result<String, String> {
+                match inline.clone().or_else(|| args.next().cloned()) {
+                    Some(value) if !value.is_empty() => Ok(value),
+                    _ => Err(format!("{name} needs {what}")),
+                }
+            };
+            let once = |given: bool| {
+                if given {
+                    Err(format!("{name} is given twice; give it once"))
+                } else {
+                    Ok(())
+                }
+            };
+            match name {
+                "--root" => {
+                    once(root.is_some())?;
+                    root = Some(PathBuf::from(value(
+                        "a directory (the root of /proc and /sys)",
+                    )?));
+                }
+                "--cmdline" => {
+                    once(cmdline.is_some())?;
+                    cmdline = Some(PathBuf::from(value(
+                        "a file holding a kernel command line",
+                    )?));
+                }
+                "--isolate" => {
+                    once(isolate.is_some())?;
+                    let list = value("a CPU list, e.g. 3 or 2-3")?;
+                    let set =
+                        CpuSet::parse(&list).map_err(|e| format!("--isolate '{list}': {e}"))?;
+                    isolate = Some(set);
+                }
+                "--json" if inline.is_none() => {
+                    once(json)?;
+                    json = true;
+                }
+                "--suggest" if inline.is_none() => {
+                    once(suggest)?;
+                    suggest = true;
+                }
+                "-h" | "--help" if inline.is_none() => help = true,
+                _ if arg.starts_with('-') => {
+                    return Err(format!("unknown option '{arg}'; {ACCEPTED}"));
+                }
+                _ => return Err(format!("unexpected argument '{arg}'; {ACCEPTED}")),
+            }
+        }
+        let suggest = match (suggest, isolate) {
+            (true, Some(cpus)) => Some(cpus),
+            (true, None) => {
+                return Err("--suggest needs --isolate CPUS, the CPUs to isolate".into());
+            }
+            (false, Some(_)) => {
+                return Err(
+                    "--isolate goes with --suggest: rtlat audit --suggest --isolate CPUS".into(),
+                );
+            }
+            (false, None) => None,
+        };
+        Ok(Options {
+            root: root.unwrap_or_else(|| PathBuf::from("/")),
+            json,
+            cmdline,
+            suggest,
+            help,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        Options::parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn defaults_and_values() {
+        let o = parse(&[]).unwrap();
+        assert_eq!(o.root, PathBuf::from("/"));
+        assert!(!o.json && o.cmdline.is_none() && o.suggest.is_none() && !o.help);
+        let o = parse(&[
+            "--root",
+            "/t",
+            "--json",
+            "--cmdline=/c",
+            "--suggest",
+            "--isolate",
+            "2-3",
+        ])
+        .unwrap();
+        assert_eq!(o.root, PathBuf::from("/t"));
+        assert!(o.json);
+        assert_eq!(o.cmdline, Some(PathBuf::from("/c")));
+        assert_eq!(o.suggest.unwrap().to_string(), "2-3");
+        assert!(parse(&["-h"]).unwrap().help);
+    }
+
+    #[test]
+    fn errors_name_the_option() {
+        let cases: [(&[&str], &str); 10] = [
+            (&["--frobnicate"], "unknown option '--frobnicate'"),
+            (&["extra"], "unexpected argument 'extra'"),
+            (&["--root"], "--root needs"),
+            (&["--root="], "--root needs"),
+            (&["--suggest"], "--suggest needs --isolate"),
+            (&["--isolate", "3"], "--isolate goes with --suggest"),
+            (&["--suggest", "--isolate", "0-"], "--isolate '0-'"),
+            (&["--suggest", "--isolate", "x"], "--isolate 'x'"),
+            (&["--json", "--json"], "--json is given twice"),
+            (&["--json=1"], "unknown option '--json=1'"),
+        ];
+        for (args, expected) in cases {
+            let err = parse(args).unwrap_err();
+            assert!(err.contains(expected), "{args:?}: {err}");
+            assert!(!err.contains('\n'));
+        }
+    }
+}
