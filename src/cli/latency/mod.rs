@@ -1,9 +1,409 @@
-//! `rtlat latency`.
+//! `rtlat latency`, and rtlat invoked as `latency`: Xenomai 3's testsuite `latency` on
+//! rtlat's engine. Same options and defaults, same warm-up second, same output (`RTT|`,
+//! `RTH|`, one `RTD|` per second, the `HSD|`/`HSH|`/`HSS|` blocks, the final `RTS|`, the
+//! `-g` gnuplot file), measured on Linux (PREEMPT_RT or not) by a SCHED_FIFO thread that
+//! sleeps to absolute deadlines.
+//!
+//! As in Xenomai, a run of `-T N` ends N seconds after the warm-up second, a moment before
+//! the N-th second's figures are complete: it prints N − 1 `RTD|` lines, and the N-th
+//! second's latencies are in the "avg" histogram only (the fixture in `tests/data/` shows
+//! this). Latencies are signed (an early wake-up shows as a negative minimum); the
+//! histograms count magnitudes, as Xenomai's do.
 
+pub mod histogram;
+pub mod measure;
+pub mod options;
+pub mod output;
+
+use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
-/// Runs `rtlat latency ARGS`; returns the exit status.
-pub fn main(_args: &[String]) -> ExitCode {
-    eprintln!("rtlat latency: not implemented yet");
-    ExitCode::from(2)
+use rtlat_core::Record;
+use rtlat_core::report::XenomaiLine;
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::{ClockId, DmaLatencyGuard, Policy, PosixClock, signals};
+
+use self::histogram::XenomaiHistogram;
+use self::measure::{Plan, Shared};
+use self::options::{Config, Parsed};
+use self::output::{BuildInfo, Overall};
+use crate::cli::atomic_file::write_atomically;
+use crate::cli::run::seconds::Window;
+
+/// The sampling thread's stack (the loop needs a few KiB).
+const THREAD_STACK: usize = 128 * 1024;
+/// Bytes of it written before the run.
+const STACK_PREFAULT: usize = 32 * 1024;
+/// How often the main thread looks for finished seconds and for the end of the run.
+const POLL: Duration = Duration::from_millis(20);
+/// Xenomai's sampling thread starts one millisecond after it reads the clock; its `-T`
+/// alarm therefore fires that long before the last second completes. Ending the run this
+/// long before the end of the last second gives the same output, deterministically.
+const END_BEFORE_LAST_SECOND: Duration = Duration::from_millis(1);
+
+/// Runs `rtlat latency ARGS` (or `latency ARGS`); returns the exit status.
+pub fn main(args: &[String]) -> ExitCode {
+    let program = program_name();
+    match run(args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("{program}: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `latency` when invoked under that name, `rtlat latency` otherwise.
+fn program_name() -> &'static str {
+    let invoked_as_latency = std::env::args()
+        .next()
+        .as_deref()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .is_some_and(|n| n == "latency");
+    if invoked_as_latency {
+        "latency"
+    } else {
+        "rtlat latency"
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode, String> {
+    let config = match options::parse(args).map_err(|e| e.to_string())? {
+        Parsed::Help => {
+            print!("{}", usage(program_name()));
+            return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Run(config) => config,
+    };
+    let available = available_cpus()?;
+    if !available.contains(config.cpu) {
+        return Err(format!(
+            "invalid value '{}' for -c: expected a CPU this process may run on ({})",
+            config.cpu,
+            cpu_list(&available)
+        ));
+    }
+    rtlat_linux::check_rt_permission(Policy::Fifo, config.priority).map_err(|e| e.to_string())?;
+    for notice in &config.notices {
+        eprintln!("{}: {notice}", program_name());
+    }
+
+    let mut out = String::new();
+    output::preamble(&mut out, config.period_us);
+    print_now(&out);
+
+    // Xenomai locks all memory; rtlat also holds /dev/cpu_dma_latency at 0 for the run, as
+    // it does for `rtlat run` (each is undone at exit).
+    if let Err(e) = rtlat_linux::lock_memory() {
+        eprintln!("warning: {e}; the run continues, but page faults may add latency");
+    }
+    let _dma_latency = DmaLatencyGuard::set(0)
+        .map_err(|e| eprintln!("warning: {e}; C-states are not limited for this run"))
+        .ok();
+    signals::install_run_handlers().map_err(|e| e.to_string())?;
+
+    let plan = Plan {
+        cpu: Some(config.cpu),
+        policy: Policy::Fifo,
+        priority: config.priority,
+        period_ns: config.period_us * 1000,
+        cells: config.cells,
+        bucket_ns: config.bucket_ns,
+        prefault_stack: STACK_PREFAULT,
+    };
+    let shared = Shared::new();
+    let started = Instant::now();
+    let (report, state) = std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("rtlat-latency".into())
+            .stack_size(THREAD_STACK)
+            .spawn_scoped(scope, || measure::run_thread(&plan, &shared))
+            .map_err(|e| format!("cannot start the sampling thread: {e}"))?;
+        shared.ready.wait();
+        let state = supervise(&config, &shared, started);
+        shared.stop.store(true, Ordering::Release);
+        let state = state?;
+        let report = worker
+            .join()
+            .map_err(|_| "the sampling thread panicked".to_string())??;
+        Ok::<_, String>((report, state))
+    })?;
+    let actual_s = seconds_since(started).saturating_sub(1);
+    finish(&config, &state, &report.histogram, actual_s)
+}
+
+/// What the main thread gathers from the reported seconds.
+#[derive(Debug, Clone)]
+struct Seconds {
+    /// Seconds reported (`RTD|` lines, printed or not with `-q`).
+    reported: u64,
+    best_ns: i64,
+    worst_ns: i64,
+    /// Sum of the reported seconds' averages, ns.
+    avg_sum_ns: i128,
+    overruns: u64,
+    /// The per-second minima and maxima, Xenomai's way.
+    min_histogram: XenomaiHistogram,
+    max_histogram: XenomaiHistogram,
+    /// The largest latency measured after the warm-up, partial last second included (`-m`).
+    highest_ns: Option<i64>,
+    /// `RTD|` lines printed so far (a header comes before every `-l`-th).
+    lines: u64,
+}
+
+impl Seconds {
+    fn new(config: &Config) -> Result<Seconds, String> {
+        let histogram = || {
+            XenomaiHistogram::new(config.cells, config.bucket_ns)
+                .ok_or_else(|| "the histogram needs at least one cell".to_string())
+        };
+        Ok(Seconds {
+            reported: 0,
+            // Xenomai's initial values, shown when no second was reported.
+            best_ns: 10_000_000,
+            worst_ns: -10_000_000,
+            avg_sum_ns: 0,
+            overruns: 0,
+            min_histogram: histogram()?,
+            max_histogram: histogram()?,
+            highest_ns: None,
+            lines: 0,
+        })
+    }
+
+    fn overall(&self) -> Overall {
+        let avg = self.avg_sum_ns / i128::from(self.reported.max(1));
+        Overall {
+            min_ns: self.best_ns,
+            avg_ns: avg.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
+            max_ns: self.worst_ns,
+            overruns: self.overruns,
+            mode_switches: 0,
+        }
+    }
+}
+
+/// The main thread during the run: prints each second as it completes, ends the run on
+/// Ctrl-C, at the end of `-T`, or when the sampling thread stops; returns what it gathered.
+fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Seconds, String> {
+    let mut seconds = Seconds::new(config)?;
+    let clock = PosixClock::new(ClockId::Monotonic);
+    let mut out = String::new();
+    out.push_str("warming up...\n");
+    print_now(&out);
+    if config.quiet {
+        eprintln!(
+            "running quietly for {} seconds",
+            config.duration_s.unwrap_or(0)
+        );
+    }
+    loop {
+        let finished = shared.finished.load(Ordering::Acquire);
+        out.clear();
+        shared
+            .windows
+            .drain(|w| report_second(config, &mut seconds, &w, started, &mut out));
+        print_now(&out);
+        if finished || signals::stop_requested() {
+            break;
+        }
+        let mut wait = POLL;
+        if let Some(duration) = config.duration_s {
+            let origin = shared.origin_ns.load(Ordering::Acquire);
+            if origin > 0 {
+                // The warm-up second, then `-T` seconds, less Xenomai's start offset.
+                let end = Duration::from_nanos(origin)
+                    + Duration::from_secs(duration.saturating_add(1))
+                    - END_BEFORE_LAST_SECOND;
+                let now = Duration::from_nanos(clock.now_ns().map_err(|e| e.to_string())?);
+                match end.checked_sub(now) {
+                    Some(left) if !left.is_zero() => wait = wait.min(left),
+                    _ => break,
+                }
+            }
+        }
+        std::thread::sleep(wait);
+    }
+    // The thread stops at its next wake-up; what it measures until then goes into the "avg"
+    // histogram (as in Xenomai), and the second under way is not reported.
+    shared.stop.store(true, Ordering::Release);
+    Ok(seconds)
+}
+
+/// Accounts for one window from the sampling thread; prints its `RTD|` line (and a header
+/// every `-l` lines) unless `-q`.
+fn report_second(config: &Config, s: &mut Seconds, w: &Window, started: Instant, out: &mut String) {
+    if w.index == 0 || w.cycles == 0 {
+        return; // the warm-up second
+    }
+    s.highest_ns = Some(s.highest_ns.map_or(w.max_ns, |h| h.max(w.max_ns)));
+    // With -T N, seconds 1..N-1 are reported; the N-th is cut by the end of the run (even
+    // when a late main thread sees it complete).
+    let cut = config.duration_s.is_some_and(|n| w.index >= n);
+    if !w.complete || cut {
+        return;
+    }
+    let avg = w.avg_ns().unwrap_or(0);
+    s.reported += 1;
+    s.best_ns = s.best_ns.min(w.min_ns);
+    s.worst_ns = s.worst_ns.max(w.max_ns);
+    s.avg_sum_ns += i128::from(avg);
+    s.overruns = s.overruns.saturating_add(w.overruns);
+    s.min_histogram.record(w.min_ns);
+    s.max_histogram.record(w.max_ns);
+    if config.quiet {
+        return;
+    }
+    if config.lines > 0 && s.lines.is_multiple_of(config.lines) {
+        let elapsed = seconds_since(started).saturating_sub(1);
+        output::rtt(out, elapsed, config.period_us, config.priority);
+        out.push_str(output::RTH);
+        out.push('\n');
+    }
+    s.lines += 1;
+    output::rtd(
+        out,
+        &XenomaiLine {
+            min_ns: w.min_ns,
+            avg_ns: avg,
+            max_ns: w.max_ns,
+            overruns: s.overruns,
+            mode_switches: 0,
+            best_ns: s.best_ns,
+            worst_ns: s.worst_ns,
+        },
+    );
+}
+
+/// The end of the run: histograms and statistics, the gnuplot file, `RTS|`, the exit status.
+fn finish(
+    config: &Config,
+    s: &Seconds,
+    avg_histogram: &XenomaiHistogram,
+    actual_s: u64,
+) -> Result<ExitCode, String> {
+    let overall = s.overall();
+    let mut out = String::new();
+    if config.histograms() {
+        let (min, avg, max) = (
+            s.min_histogram.cells(),
+            avg_histogram.cells(),
+            s.max_histogram.cells(),
+        );
+        if config.histogram {
+            output::histogram_block(&mut out, "min", &min);
+            output::histogram_block(&mut out, "avg", &avg);
+            output::histogram_block(&mut out, "max", &max);
+        }
+        // Xenomai prints the statistics whenever it keeps histograms (-h, -s or -g).
+        output::stats_block(&mut out, &min, &avg, &max);
+        if let Some(path) = &config.gnuplot {
+            let mut plot = String::new();
+            let info = BuildInfo::live();
+            let run = output::PlotRun {
+                duration_s: actual_s,
+                period_us: config.period_us,
+                priority: config.priority,
+                overall: &overall,
+                info: &info,
+            };
+            output::gnuplot(&mut plot, &avg, config.bucket_ns, &run);
+            if path.as_os_str() == "-" {
+                out.push_str(&plot);
+            } else {
+                write_atomically(path, plot.as_bytes())
+                    .map_err(|e| format!("-g {}: {e}", path.display()))?;
+            }
+        }
+    }
+    let planned_s = config.duration_s.unwrap_or(actual_s);
+    output::rts(&mut out, &overall, actual_s, planned_s);
+    print_now(&out);
+    let over = config
+        .max_us
+        .zip(s.highest_ns)
+        .filter(|&(limit, highest)| highest > (limit as i64).saturating_mul(1000));
+    if let Some((limit, highest)) = over {
+        eprintln!(
+            "{}: worst latency {} µs is above -m {limit} µs",
+            program_name(),
+            rtlat_core::report::Micros3(highest)
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whole seconds since `started`, rounded: Xenomai subtracts two `time()` readings, which
+/// is the nearest whole second on average; rounding makes a `-T 4` run read `00:00:04`.
+fn seconds_since(started: Instant) -> u64 {
+    (started.elapsed() + Duration::from_millis(500)).as_secs()
+}
+
+fn print_now(text: &str) {
+    if !text.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+    }
+}
+
+fn available_cpus() -> Result<CpuSet, String> {
+    let online = CpuSet::online(std::path::Path::new("/")).map_err(|e| e.to_string())?;
+    let allowed = rtlat_linux::affinity().map_err(|e| e.to_string())?;
+    let allowed = CpuSet::from_cpus(allowed).map_err(|e| e.to_string())?;
+    Ok(online.intersection(&allowed))
+}
+
+fn cpu_list(cpus: &CpuSet) -> String {
+    cpus.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The `--help` text.
+pub fn usage(program: &str) -> String {
+    format!(
+        "Usage: {program} [OPTIONS]\n\
+         \n\
+         Xenomai 3's `latency` on Linux: a SCHED_FIFO thread wakes up every period at an absolute\n\
+         deadline and measures how late it woke. After a warm-up second, one RTD| line per second\n\
+         gives that second's min/avg/max latency (µs, signed: early wake-ups are negative), the\n\
+         overruns so far, mode switches (always 0 without Xenomai) and the best and worst so far.\n\
+         Installed or linked under the name `latency`, this is a drop-in for Xenomai's.\n\
+         \n\
+         \x20 -p US      sampling period in µs, 1..1000000 (default {period})\n\
+         \x20 -T SEC     measure SEC seconds after the warm-up second (default 0: until Ctrl-C);\n\
+         \x20            as in Xenomai, the last of them is in the avg histogram but gets no RTD| line\n\
+         \x20 -h         print histograms of the per-second min, every latency (avg) and the\n\
+         \x20            per-second max (cells count |latency|; the last cell holds all beyond)\n\
+         \x20 -s         print their statistics (printed with -h and -g too, as Xenomai does)\n\
+         \x20 -g FILE    write the latency histogram to FILE in gnuplot format (- : stdout)\n\
+         \x20 -H N       histogram cells, 1..1000000 (default {cells})\n\
+         \x20 -B NS      histogram bucket width in ns (default {bucket})\n\
+         \x20 -l N       data lines per header, 0 for no header (default {lines})\n\
+         \x20 -q         with -T: no RTT|/RTH|/RTD| lines, only the final figures\n\
+         \x20 -c CPU     run the sampling thread on CPU (default {cpu}, as Xenomai 3)\n\
+         \x20 -P PRIO    its SCHED_FIFO priority, 1..99 (default {priority})\n\
+         \x20 -m MAX     exit with status 1 if a latency after the warm-up exceeds MAX µs\n\
+         \x20 -t 0       test mode 0, a periodic user-mode task (the only one on Linux: -t 1 and\n\
+         \x20            -t 2 need Xenomai's in-kernel timerbench driver and are refused)\n\
+         \x20 -D N       testing device number: accepted and ignored (only -t 1/2 use it)\n\
+         \x20 -b         refused: it stops on a Xenomai mode switch, which Linux does not have\n\
+         \x20 -f         refused: it freezes Xenomai's I-pipe tracer; for ftrace use\n\
+         \x20            `rtlat run -b US --tracemark`\n\
+         \x20 -?, --help print this help\n\
+         \n\
+         Memory is locked and /dev/cpu_dma_latency held at 0 for the run. Ctrl-C ends the run\n\
+         with the summary. Invalid values are refused with exit status 2.\n",
+        period = options::DEFAULT_PERIOD_US,
+        cells = options::DEFAULT_CELLS,
+        bucket = options::DEFAULT_BUCKET_NS,
+        lines = options::DEFAULT_LINES,
+        cpu = options::DEFAULT_CPU,
+        priority = options::DEFAULT_PRIORITY,
+    )
 }

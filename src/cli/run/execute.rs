@@ -18,8 +18,10 @@ use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
 use super::report::{ThreadReport, new_run_histogram};
 use super::ring::SampleRing;
+use super::seconds::{SecondsSeries, WindowRing};
 use super::usage::usage;
 use crate::cli::atomic_file::{write_atomically, write_atomically_with};
+use crate::cli::cpufreq::RunGovernor;
 
 /// Bytes of each measurement thread's stack written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
@@ -59,6 +61,14 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     let available = available_cpus()?;
     let plan = config.plan(&available).map_err(|e| e.to_string())?;
     config.check_output_paths().map_err(|e| e.to_string())?;
+    // --governor: checked now, before anything changes; set once signals end the run cleanly.
+    let governor = match &config.governor {
+        Some(name) => {
+            let cpus = plan.threads.iter().map(|t| t.cpu);
+            Some(RunGovernor::check(name, cpus)?)
+        }
+        None => None,
+    };
     if config.smi {
         return Err("--smi: SMI counting is not supported on this CPU (it needs an Intel CPU and the msr driver); run without --smi".into());
     }
@@ -115,6 +125,8 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         None
     };
     signals::install_run_handlers().map_err(|e| e.to_string())?;
+    // Restores the previous governor when dropped: at the end of the run, however it ends.
+    let _governor = governor.map(RunGovernor::hold).transpose()?;
 
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
@@ -139,8 +151,15 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         go: Barrier::new(plan.threads.len() + 1),
         break_tid: AtomicI32::new(0),
         ftrace,
+        seconds: (0..plan.threads.len())
+            .map(|_| WindowRing::default())
+            .collect(),
     };
-    let reports = std::thread::scope(|scope| {
+    // The per-second time series, one per thread, filled by the main thread (`supervise`).
+    let mut series: Vec<SecondsSeries> = (0..plan.threads.len())
+        .map(|_| SecondsSeries::default())
+        .collect();
+    let mut reports = std::thread::scope(|scope| {
         let handles: Vec<_> = measure_plans
             .iter()
             .map(|p| {
@@ -165,7 +184,14 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         shared.ready.wait();
         shared.epoch_ns.store(epoch(&config), Ordering::Release);
         shared.go.wait();
-        supervise(&config, &plan, &shared, nanoseconds, as_cyclictest);
+        supervise(
+            &config,
+            &plan,
+            &shared,
+            nanoseconds,
+            as_cyclictest,
+            &mut series,
+        );
         let mut reports = Vec::new();
         for h in handles {
             match h.join() {
@@ -177,6 +203,18 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         Ok(reports)
     })?;
     let end_unix = unix_now();
+    // The windows pushed after the last pass of `supervise` (the last, partial ones).
+    for (report, mut seconds) in reports.iter_mut().zip(series) {
+        seconds.drain(&shared.seconds[report.index]);
+        if seconds.lost() > 0 {
+            eprintln!(
+                "warning: thread {}: {} seconds of the time series were lost (the main thread did not keep up); they are in the statistics and histograms",
+                report.index,
+                seconds.lost()
+            );
+        }
+        report.seconds = seconds;
+    }
 
     finish(
         &config,
@@ -199,6 +237,7 @@ fn supervise(
     shared: &RunShared,
     nanoseconds: bool,
     as_cyclictest: bool,
+    series: &mut [SecondsSeries],
 ) {
     let started = Instant::now();
     let threads = plan.threads.len();
@@ -243,6 +282,9 @@ fn supervise(
         }
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
+        for (seconds, ring) in series.iter_mut().zip(&shared.seconds) {
+            seconds.drain(ring);
+        }
         let status = signals::take_status_request();
         let snapshot = signals::take_snapshot_request();
         if status || snapshot {

@@ -19,6 +19,7 @@ use rtlat_linux::{
 use super::live::{LiveFigures, LiveStatus};
 use super::report::{LinearReport, RunHistogram, ThreadReport};
 use super::ring::SampleRing;
+use super::seconds::{SECOND_NS, SecondWindows, WindowRing};
 
 /// How one measurement thread runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +75,9 @@ pub struct RunShared {
     pub break_tid: AtomicI32,
     /// ftrace, for `--tracemark` on a break.
     pub ftrace: Option<Ftrace>,
+    /// Per-second windows per thread, drained by the main thread into the JSON time series
+    /// (see [`super::seconds`]).
+    pub seconds: Vec<WindowRing>,
 }
 
 /// Runs one measurement thread to the end of the run. Errors are one-line messages.
@@ -109,6 +113,7 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
 ) -> Result<ThreadReport, String> {
     let live = &shared.live[plan.index];
     let ring = shared.rings[plan.index].as_ref();
+    let seconds_ring = &shared.seconds[plan.index];
     // However this function ends (finished, broken, failed), the run ends with it and the
     // main thread is told: no path leaves the supervisor waiting.
     let _ending = EndsTheRun {
@@ -140,6 +145,12 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
             .start()
             .map_err(|e| format!("thread {}: {e}", plan.index))?,
     }
+    // Per-second windows from this thread's start (its first deadline minus one interval).
+    let origin = engine
+        .next_deadline()
+        .unwrap_or(0)
+        .saturating_sub(engine.interval_ticks());
+    let mut seconds = SecondWindows::new(origin, engine.scale().from_ns(SECOND_NS));
 
     // Counted around the whole loop, first cycle included; the only system calls in between
     // are the timer's sleeps and the clock reads.
@@ -159,6 +170,13 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
             Outcome::Done => break Ok(()),
         };
         state.last_ns = sample.latency_ns;
+        // Two compares per cycle; once per second a push into the windows' ring.
+        seconds.record(
+            &sample,
+            state.histogram.summary(),
+            engine.overruns(),
+            seconds_ring,
+        );
         if plan.spike_above_ns.is_some_and(|t| sample.latency_ns > t) {
             state.spikes_total += 1;
             if state.spikes.len() < state.spikes.capacity() {
@@ -204,6 +222,7 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
     let faults = PageFaults::current()
         .map(|f| f.minor.saturating_sub(faults_start))
         .unwrap_or(0);
+    seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
     result?;
     let mut report = state.finish(plan, &engine, linear, faults);
     report.allocations = allocations;
@@ -352,6 +371,7 @@ impl ThreadState {
             allocations: 0,
             spikes: self.spikes,
             spikes_total: self.spikes_total,
+            seconds: Default::default(),
         }
     }
 }
@@ -371,6 +391,7 @@ mod tests {
             go: Barrier::new(threads + 1),
             break_tid: AtomicI32::new(0),
             ftrace: None,
+            seconds: (0..threads).map(|_| WindowRing::default()).collect(),
         }
     }
 

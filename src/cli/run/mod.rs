@@ -8,5 +8,7 @@ pub mod options;
 pub mod output;
 pub mod report;
 pub mod ring;
+// Per-second windows (shared with `rtlat latency`): the time series in the JSON.
+pub mod seconds;
 pub mod usage;
 pub mod values;

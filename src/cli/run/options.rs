@@ -53,9 +53,9 @@
 //! - **cyclictest options rtlat does not implement** (`-F/--fifo`, `-o/--oscope`,
 //!   `-R/--resolution`, `--dbg_cyclictest`, `--deepest-idle-state`) are refused by name, not
 //!   half-honoured.
-//! - rtlat's own options (`--fail-above`, `--unit`, `--timer`) must be spelled in full, so that
-//!   `rtlat run` abbreviates long options exactly as cyclictest does; invoked as `cyclictest`,
-//!   rtlat refuses them.
+//! - rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`) must be spelled in
+//!   full, so that `rtlat run` abbreviates long options exactly as cyclictest does; invoked as
+//!   `cyclictest`, rtlat refuses them.
 //!
 //! Kept as cyclictest does it (checked against cyclictest 2.40): without `-a`, thread `i` is
 //! still pinned to the `i`-th available CPU (round-robin); `-S` keeps the default distance of
@@ -182,6 +182,8 @@ pub struct RunConfig {
     pub refresh_on_max: bool,
     /// `--fail-above` (rtlat): exit status 1 if any thread's maximum exceeds this many µs.
     pub fail_above_us: Option<u64>,
+    /// `--governor` (rtlat): the cpufreq governor the run's CPUs get for the run only.
+    pub governor: Option<String>,
     /// Whether rtlat was invoked as `cyclictest` (then rtlat's own options were refused).
     pub invoked_as_cyclictest: bool,
 }
@@ -222,6 +224,7 @@ impl Default for RunConfig {
             unbuffered: false,
             refresh_on_max: false,
             fail_above_us: None,
+            governor: None,
             invoked_as_cyclictest: false,
         }
     }
@@ -888,6 +891,7 @@ enum Opt {
     FailAbove,
     Unit,
     Timer,
+    Governor,
 }
 
 const fn spec(
@@ -987,6 +991,7 @@ const SPECS: &[Spec<Opt>] = &[
     spec(Opt::FailAbove, None, "fail-above", Required, false),
     spec(Opt::Unit, None, "unit", Required, false),
     spec(Opt::Timer, None, "timer", Required, false),
+    spec(Opt::Governor, None, "governor", Required, false),
 ];
 
 fn spec_of(id: Opt) -> &'static Spec<Opt> {
@@ -1031,6 +1036,9 @@ fn expected(id: Opt) -> String {
         Opt::FailAbove => format!("a latency of 0 to {MAX_THRESHOLD} µs"),
         Opt::Unit => "us or ns".into(),
         Opt::Timer => "one of abs, rel, nanosleep, posix, timerfd".into(),
+        Opt::Governor => {
+            "a cpufreq governor name: letters, digits, _ or -, at most 15 characters (e.g. performance)".into()
+        }
         Opt::DefaultSystem
         | Opt::Laptop
         | Opt::Mlockall
@@ -1113,7 +1121,7 @@ fn policy(value: &str) -> Option<Policy> {
 /// Parses the words after `rtlat run` (or after `cyclictest`), without the program name.
 ///
 /// `invoked_as_cyclictest`: rtlat was run under the name `cyclictest`; its own options
-/// (`--fail-above`, `--unit`, `--timer`) are then refused.
+/// (`--fail-above`, `--unit`, `--timer`, `--governor`) are then refused.
 pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, UsageError> {
     let found = getopt::scan(args, SPECS, &Expectations)?;
     if found.iter().any(|f| f.id == Opt::Help) {
@@ -1246,10 +1254,14 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             | Opt::DeepestIdleState => {
                 return Err(unsupported(id));
             }
-            Opt::FailAbove | Opt::Unit | Opt::Timer if invoked_as_cyclictest => {
+            Opt::FailAbove | Opt::Unit | Opt::Timer | Opt::Governor if invoked_as_cyclictest => {
                 return Err(UsageError::RtlatOnly { option: name(id) });
             }
             Opt::FailAbove => config.fail_above_us = Some(number(id, value, 0, MAX_THRESHOLD)?),
+            Opt::Governor if !crate::cli::cpufreq::is_governor_name(value) => {
+                return Err(invalid(id, value));
+            }
+            Opt::Governor => config.governor = Some(value.to_owned()),
             Opt::Unit => {
                 unit = Some(match value {
                     "us" | "µs" => Unit::Us,

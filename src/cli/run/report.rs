@@ -3,6 +3,8 @@
 use rtlat_core::cycle::Sample;
 use rtlat_core::{LogHistogram, LogLinear, Summary};
 
+use super::seconds::SecondsSeries;
+
 /// The log-linear histogram every thread keeps: 64 sub-buckets per octave (≤ 0.78 % error),
 /// ±34 s, `u64` counters so a run of any length never saturates.
 pub type RunHistogram = LogHistogram<6, 3840, u64>;
@@ -70,6 +72,9 @@ pub struct ThreadReport {
     pub spikes: Vec<(i64, u64)>,
     /// `--spike`: how many latencies crossed the trigger in all.
     pub spikes_total: u64,
+    /// Per-second min/avg/max/overruns, bounded (filled by the main thread from the
+    /// thread's window ring; empty when the thread hands its report back).
+    pub seconds: SecondsSeries,
 }
 
 #[cfg(test)]

@@ -65,7 +65,9 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              rtlat options (full names only):\n\
              \x20     --fail-above=US    exit with status 1 if a thread's maximum exceeds US µs\n\
              \x20     --unit=us|ns       unit of printed values (--unit ns is -N)\n\
-             \x20     --timer=KIND       abs (default), rel (-r), nanosleep (-s), posix (-x), timerfd\n",
+             \x20     --timer=KIND       abs (default), rel (-r), nanosleep (-s), posix (-x), timerfd\n\
+             \x20     --governor=NAME    cpufreq governor of the threads' CPUs for this run only\n\
+             \x20                        (e.g. performance); the previous one is restored at exit\n",
         );
     }
     text.push_str(

@@ -174,6 +174,8 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         "minor_page_faults_while_measuring": t.minor_faults,
         "allocations_while_measuring": t.allocations,
         "lost_verbose_samples": lost_samples,
+        // Per-second min/avg/max/overruns (bounded: see cli::run::seconds).
+        "seconds": t.seconds.to_json(),
         "histogram": serde_json::to_value(&**h).unwrap_or(Value::Null),
     })
 }

@@ -1,0 +1,234 @@
+//! `rtlat latency`'s sampling thread: set up once (CPU, SCHED_FIFO, stack prefault, the
+//! histogram allocated and written), then a warm-up second and the measurement loop, each
+//! cycle a step of rtlat-core's engine (sleep to an absolute deadline, read the clock),
+//! the totals and Xenomai's histogram recorded, and the per-second windows cut
+//! ([`crate::cli::run::seconds`]). Nothing else happens in the loop: no allocation, no lock,
+//! no formatting, no system call but the sleep and the clock read.
+
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rtlat_core::{CycleConfig, CycleEngine, Outcome, Summary};
+use rtlat_linux::{AbsoluteSleep, ClockId, PageFaults, Policy, PosixClock, ThreadSetup};
+
+use super::histogram::XenomaiHistogram;
+use crate::cli::run::seconds::{SECOND_NS, SecondWindows, WindowRing};
+
+/// How the sampling thread runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// CPU to pin to.
+    pub cpu: Option<usize>,
+    /// Policy (SCHED_FIFO for the command; tests may use SCHED_OTHER).
+    pub policy: Policy,
+    /// Priority.
+    pub priority: i32,
+    /// Sampling period, ns.
+    pub period_ns: u64,
+    /// Histogram cells.
+    pub cells: usize,
+    /// Histogram bucket width, ns.
+    pub bucket_ns: u64,
+    /// Stack bytes to prefault.
+    pub prefault_stack: usize,
+}
+
+/// What the sampling thread and the main thread share.
+#[derive(Debug)]
+pub struct Shared {
+    /// Set by the main thread to end the run.
+    pub stop: AtomicBool,
+    /// The sampling thread and the main thread meet here once the thread is set up.
+    pub ready: Barrier,
+    /// The thread's start (clock ns; 0 until known): the main thread ends a `-T` run from it.
+    pub origin_ns: std::sync::atomic::AtomicU64,
+    /// Closed seconds, for the main thread's `RTD|` lines.
+    pub windows: WindowRing,
+    /// Set when the thread has left its loop (finished or failed).
+    pub finished: AtomicBool,
+}
+
+impl Shared {
+    /// State for one sampling thread.
+    pub fn new() -> Shared {
+        Shared {
+            stop: AtomicBool::new(false),
+            ready: Barrier::new(2),
+            origin_ns: std::sync::atomic::AtomicU64::new(0),
+            windows: WindowRing::default(),
+            finished: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared::new()
+    }
+}
+
+/// What the thread hands back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Every latency after the warm-up second, Xenomai's way (the "avg" histogram).
+    pub histogram: XenomaiHistogram,
+    /// Cycles measured, warm-up included.
+    pub cycles: u64,
+    /// Allocations made by the thread while measuring.
+    pub allocations: u64,
+    /// Minor page faults taken by the thread while measuring.
+    pub minor_faults: u64,
+}
+
+/// Sets the thread's `finished` flag however the thread ends.
+struct Finished<'a>(&'a AtomicBool);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// Runs the sampling thread until `shared.stop`. Errors are one-line messages.
+pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
+    let _finished = Finished(&shared.finished);
+    let prepared = prepare(plan);
+    // Meet the main thread even after a failure, so that it never waits forever.
+    shared.ready.wait();
+    let (mut engine, mut histogram) = prepared?;
+    let failed = |e: rtlat_core::Error<rtlat_linux::Error, rtlat_linux::Error>| e.to_string();
+
+    engine.start().map_err(failed)?;
+    let origin = engine
+        .next_deadline()
+        .unwrap_or(0)
+        .saturating_sub(engine.interval_ticks());
+    shared
+        .origin_ns
+        .store(engine.scale().to_ns(origin), Ordering::Release);
+    let mut seconds = SecondWindows::new(origin, engine.scale().from_ns(SECOND_NS));
+    let mut totals = Summary::new();
+    let ring = &shared.windows;
+
+    let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
+    let allocations_start = crate::allocations::this_thread();
+    let result = (|| -> Result<(), String> {
+        // The warm-up second: measured (it is Xenomai's first, unreported second) but kept
+        // out of the histogram. The first wake-up of the next second ends it.
+        loop {
+            if shared.stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let sample = match engine.step(&mut totals).map_err(failed)? {
+                Outcome::Sample(s) | Outcome::Break(s) => s,
+                Outcome::Done => return Ok(()),
+            };
+            seconds.record(&sample, &totals, engine.overruns(), ring);
+            if seconds.index() >= 1 {
+                rtlat_core::Record::record(&mut histogram, sample.latency_ns);
+                break;
+            }
+        }
+        loop {
+            if shared.stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let sample = match engine
+                .step(&mut (&mut totals, &mut histogram))
+                .map_err(failed)?
+            {
+                Outcome::Sample(s) | Outcome::Break(s) => s,
+                Outcome::Done => return Ok(()),
+            };
+            seconds.record(&sample, &totals, engine.overruns(), ring);
+        }
+    })();
+    let allocations = crate::allocations::this_thread() - allocations_start;
+    let minor_faults = PageFaults::current()
+        .map(|f| f.minor.saturating_sub(faults_start))
+        .unwrap_or(0);
+    seconds.finish(&totals, engine.overruns(), ring);
+    result?;
+    Ok(Report {
+        histogram,
+        cycles: totals.count(),
+        allocations,
+        minor_faults,
+    })
+}
+
+type Engine = CycleEngine<PosixClock, AbsoluteSleep>;
+
+/// Sets up the calling thread and allocates what the loop records into.
+fn prepare(plan: &Plan) -> Result<(Engine, XenomaiHistogram), String> {
+    rtlat_linux::signals::block_run_signals().map_err(|e| e.to_string())?;
+    let mut setup = ThreadSetup::new(plan.policy, plan.priority);
+    setup.cpus = plan.cpu.into_iter().collect();
+    setup.prefault_stack = plan.prefault_stack;
+    setup.apply().map_err(|e| e.to_string())?;
+    let histogram = XenomaiHistogram::new(plan.cells, plan.bucket_ns)
+        .ok_or_else(|| "the histogram needs at least one cell of at least 1 ns".to_string())?;
+    let clock = PosixClock::new(ClockId::Monotonic);
+    let engine = CycleEngine::new(
+        clock,
+        AbsoluteSleep::new(ClockId::Monotonic),
+        CycleConfig::new(plan.period_ns),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((engine, histogram))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::run::seconds::Window;
+
+    #[test]
+    fn the_thread_warms_up_measures_and_allocates_nothing_while_measuring() {
+        let shared = Shared::new();
+        let plan = Plan {
+            cpu: None,
+            policy: Policy::Other,
+            priority: 0,
+            period_ns: 1_000_000,
+            cells: 100,
+            bucket_ns: 1000,
+            prefault_stack: 16 * 1024,
+        };
+        let (report, windows) = std::thread::scope(|s| {
+            let worker = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn_scoped(s, || run_thread(&plan, &shared))
+                .unwrap();
+            shared.ready.wait();
+            // Two seconds and a bit: the warm-up second, one full second, part of the next.
+            let mut windows: Vec<Window> = Vec::new();
+            let started = std::time::Instant::now();
+            while started.elapsed() < std::time::Duration::from_millis(2300) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                shared.windows.drain(|w| windows.push(w));
+            }
+            shared.stop.store(true, Ordering::Release);
+            let report = worker.join().unwrap().unwrap();
+            shared.windows.drain(|w| windows.push(w));
+            (report, windows)
+        });
+        assert_eq!(report.allocations, 0, "nothing allocated while measuring");
+        assert!(shared.finished.load(Ordering::Acquire));
+        assert_eq!(windows[0].index, 0, "the warm-up second comes first");
+        assert!(windows.iter().filter(|w| w.complete).count() >= 2);
+        let last = windows.last().unwrap();
+        assert!(
+            !last.complete,
+            "the second under way when the run stops is partial"
+        );
+        let all: u64 = windows.iter().map(|w| w.cycles).sum();
+        assert_eq!(all, report.cycles, "every cycle is in a window");
+        let after_warm_up: u64 = windows.iter().skip(1).map(|w| w.cycles).sum();
+        let in_histogram: u64 = report.histogram.cells().iter().sum();
+        assert_eq!(
+            in_histogram, after_warm_up,
+            "the histogram skips the warm-up second"
+        );
+    }
+}
