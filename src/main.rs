@@ -44,6 +44,10 @@ fn main() -> ExitCode {
                  \x20      rtlat threads [OPTIONS]  list or change threads' policy, priority, CPUs\n\
                  \x20      rtlat irq [OPTIONS]      move IRQs away from CPUs (dry run unless --apply)\n\
                  \x20      rtlat cpufreq [OPTIONS]  set CPU frequency governors (dry run unless --apply)\n\
+                 \x20      rtlat compare A B [...]  compare result files (rtlat, cyclictest, Xenomai, ...)\n\
+                 \x20      rtlat plot FILES -o OUT  OSADL-style latency plots (SVG or PNG)\n\
+                 \x20      rtlat latency [OPTIONS]  Xenomai's latency test (also as argv[0] latency)\n\
+                 \x20      rtlat servo [OPTIONS]    LinuxCNC's latency-test: base and servo thread jitter\n\
                  \x20      rtlat --version\n\n\
                  Each command's --help tells more.",
                 env!("CARGO_PKG_VERSION")
