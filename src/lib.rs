@@ -5,3 +5,4 @@
 #![deny(missing_docs)]
 
 pub mod formats;
+pub mod values;

@@ -11,4 +11,5 @@ pub mod ring;
 // Per-second windows (shared with `rtlat latency`): the time series in the JSON.
 pub mod seconds;
 pub mod usage;
-pub mod values;
+/// The option-value parsers live in the library (`rtlat::values`), where the fuzz targets reach them.
+pub use rtlat::values;
