@@ -1,0 +1,66 @@
+//! The result files to plot: each read by [`rtlat::formats`], with its time series and the
+//! name its legend entries carry.
+
+use std::path::Path;
+
+use rtlat::formats::{self, Format, Run};
+
+use super::time_series::{self, Timeline};
+
+/// One result file.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The path as given.
+    pub path: String,
+    /// The name legend entries start with: the file's name, or its path where two files
+    /// share a name.
+    pub name: String,
+    /// What the file holds.
+    pub run: Run,
+    /// Per-second maxima, where the file has them.
+    pub timelines: Vec<Timeline>,
+}
+
+/// Reads `files`; the errors are one line each, `FILE: what was wrong`.
+pub fn load(files: &[String]) -> Result<Vec<Input>, Vec<String>> {
+    let mut inputs = Vec::with_capacity(files.len());
+    let mut errors = Vec::new();
+    for file in files {
+        match load_one(file) {
+            Ok(input) => inputs.push(input),
+            Err(e) => errors.push(format!("{file}: {e}")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let base = |f: &str| {
+        Path::new(f)
+            .file_name()
+            .map_or_else(|| f.to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    for (input, file) in inputs.iter_mut().zip(files) {
+        let name = base(file);
+        let shared = files.iter().filter(|f| base(f) == name).count() > 1;
+        input.name = if shared { file.clone() } else { name };
+    }
+    Ok(inputs)
+}
+
+fn load_one(file: &str) -> Result<Input, String> {
+    let run = formats::read_file(Path::new(file)).map_err(|e| e.to_string())?;
+    let timelines = match run.format {
+        Format::RtlatJson => {
+            // The readers do not model rtlat's per-second entries: read them here.
+            let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read: {e}"))?;
+            time_series::timelines(&run, &text)?
+        }
+        _ => time_series::timelines(&run, "")?,
+    };
+    Ok(Input {
+        path: file.to_string(),
+        name: file.to_string(),
+        run,
+        timelines,
+    })
+}

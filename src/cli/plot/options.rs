@@ -1,0 +1,233 @@
+//! `rtlat plot`'s command line: the files, the output and its kind, the size and title.
+
+use std::path::PathBuf;
+
+/// The usage text (`rtlat plot --help`).
+pub const USAGE: &str =
+    "Usage: rtlat plot FILE [FILE …] -o OUT.svg|OUT.png [--title TEXT] [--size WxH] [--x-max US]
+
+Draws latency histograms as OSADL's latency plots do: latency (µs, linear) against the number
+of samples (log scale from 1; empty buckets are not drawn), one curve per thread or CPU, the
+maximum of each marked, a legend with each curve's label and maximum, a title with the host,
+kernel and run settings the files state. Samples are counted per 1 µs bin (wider bins when
+the axis spans more than 4 ms, as the axis then says). Several files go on one plot
+(before/after): each curve's legend entry starts with its file's name, each file has its own
+line pattern.
+
+Files that carry a time series (rtlat run --json, Xenomai latency output) get a second panel
+below the histogram in the same image: the largest latency of each second over time.
+
+Files are detected from their content: rtlat or cyclictest --json files, cyclictest -h/-H
+histogram output, jitterdebugger results.json, Xenomai latency output and its -g gnuplot file.
+
+Options:
+  -o, --output OUT  the image to write, OUT.svg or OUT.png (replaced atomically)
+  --title TEXT      the title's first line, instead of the host and kernel
+  --size WxH        the image's size in pixels (default 1200x800, 1200x1150 with a time
+                    series, taller when a long legend needs it)
+  --x-max US        end the latency axis at US µs (to see the bulk when a rare outlier would
+                    squeeze it); maxima beyond are still written at the right edge and in the
+                    legend
+  -h, --help        this help
+
+PNG text needs a TrueType font: DejaVu Sans (Debian: fonts-dejavu-core), Liberation Sans or
+another sans-serif font under /usr/share/fonts, or the file named by RTLAT_FONT. SVG needs none.
+
+Exit status: 0, or 2 on a bad option, a missing or unreadable file, a file that is not a
+latency result, or an image that cannot be made or written.";
+
+/// What the image is written as, from the output's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    /// Scalable vector graphics: text stays text, no font needed.
+    Svg,
+    /// A bitmap, text rendered with a system font.
+    Png,
+}
+
+/// The parsed command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The result files, in the order given (the first is "before").
+    pub files: Vec<String>,
+    /// Where the image goes.
+    pub output: PathBuf,
+    /// SVG or PNG.
+    pub kind: ImageKind,
+    /// The title's first line, replacing the one made from the files.
+    pub title: Option<String>,
+    /// Width and height in pixels, when given.
+    pub size: Option<(u32, u32)>,
+    /// End of the latency axis, µs, when given.
+    pub x_max_us: Option<f64>,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// Plot.
+    Plot(Options),
+    /// Print the usage.
+    Help,
+}
+
+/// Smallest and largest image side accepted by `--size`.
+pub const SIZE_LIMITS: (u32, u32) = (400, 8000);
+
+/// Parses `rtlat plot`'s arguments; the error is one line for the user.
+pub fn parse(args: &[String]) -> Result<Parsed, String> {
+    let mut files = Vec::new();
+    let mut output: Option<String> = None;
+    let mut title = None;
+    let mut size = None;
+    let mut x_max_us = None;
+    let mut options_done = false;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        if options_done || arg == "-" || !arg.starts_with('-') {
+            files.push(arg.to_string());
+            continue;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            let v = args
+                .get(i)
+                .cloned()
+                .ok_or_else(|| format!("{name} needs {what}"))?;
+            i += 1;
+            Ok(v)
+        };
+        match name {
+            "--" => options_done = true,
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "-o" | "--output" => output = Some(value("a file name (OUT.svg or OUT.png)")?),
+            "--title" => title = Some(value("a text")?),
+            "--size" => size = Some(parse_size(&value("WIDTHxHEIGHT, e.g. 1200x800")?)?),
+            "--x-max" => {
+                let text = value("a latency in µs")?;
+                let v: f64 = text
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite() && *v > 0.0 && *v <= 1e9)
+                    .ok_or(format!(
+                        "--x-max '{text}': expected a positive number of µs"
+                    ))?;
+                x_max_us = Some(v);
+            }
+            _ if name.starts_with("-o") && name.len() > 2 => output = Some(name[2..].to_string()),
+            _ => {
+                return Err(format!(
+                    "unknown option '{name}'; accepted: -o/--output, --title, --size, --x-max, --help"
+                ));
+            }
+        }
+    }
+    let output = output.ok_or("no output: name the image with -o OUT.svg or -o OUT.png")?;
+    if files.is_empty() {
+        return Err(
+            "no result file to plot; usage: rtlat plot FILE [FILE …] -o OUT.svg|OUT.png".into(),
+        );
+    }
+    let kind = image_kind(&output)?;
+    Ok(Parsed::Plot(Options {
+        files,
+        output: PathBuf::from(output),
+        kind,
+        title,
+        size,
+        x_max_us,
+    }))
+}
+
+/// The image kind from the output's extension (case-insensitive).
+pub fn image_kind(output: &str) -> Result<ImageKind, String> {
+    let extension = std::path::Path::new(output)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("svg") => Ok(ImageKind::Svg),
+        Some("png") => Ok(ImageKind::Png),
+        Some(other) => Err(format!(
+            "{output}: cannot write .{other} images; accepted extensions: .svg, .png"
+        )),
+        None => Err(format!(
+            "{output}: no extension to tell the image kind; accepted extensions: .svg, .png"
+        )),
+    }
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let bad = || {
+        format!(
+            "--size '{text}': expected WIDTHxHEIGHT in pixels, each {} to {}",
+            SIZE_LIMITS.0, SIZE_LIMITS.1
+        )
+    };
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    let ok = |v: u32| (SIZE_LIMITS.0..=SIZE_LIMITS.1).contains(&v);
+    if ok(w) && ok(h) {
+        Ok((w, h))
+    } else {
+        Err(bad())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    fn plot(text: &str) -> Options {
+        match parse(&args(text)) {
+            Ok(Parsed::Plot(o)) => o,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn files_output_and_options_in_any_order() {
+        let o = plot("a.json -o out.PNG b.txt --size 800x600 --title=Before/after --x-max 150");
+        assert_eq!(o.x_max_us, Some(150.0));
+        assert_eq!(o.files, ["a.json", "b.txt"]);
+        assert_eq!(o.output, PathBuf::from("out.PNG"));
+        assert_eq!(o.kind, ImageKind::Png);
+        assert_eq!(o.size, Some((800, 600)));
+        assert_eq!(o.title.as_deref(), Some("Before/after"));
+        assert_eq!(plot("-oout.svg -- -odd-name").files, ["-odd-name"]);
+        assert_eq!(plot("--output=x.svg a").kind, ImageKind::Svg);
+    }
+
+    #[test]
+    fn mistakes_are_one_line_each() {
+        for (text, expected) in [
+            ("a.json", "no output"),
+            ("-o out.svg", "no result file"),
+            ("a -o out.pdf", "accepted extensions: .svg, .png"),
+            ("a -o out", "no extension"),
+            ("a -o out.svg --size 10x10", "--size '10x10'"),
+            ("a -o out.svg --size big", "WIDTHxHEIGHT"),
+            ("a -o out.svg --colour", "unknown option '--colour'"),
+            ("a -o out.svg --x-max -5", "--x-max '-5'"),
+            ("a -o out.svg --x-max inf", "--x-max 'inf'"),
+            ("a -o", "-o needs"),
+        ] {
+            let e = parse(&args(text)).unwrap_err();
+            assert!(e.contains(expected), "{text}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        assert_eq!(parse(&args("a -h")), Ok(Parsed::Help));
+    }
+}

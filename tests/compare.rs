@@ -1,0 +1,338 @@
+//! `rtlat compare` through the binary: the tables and verdicts on real files (the same
+//! cyclictest run as JSON and as -h text compares to zero change; two real rtlat runs), the
+//! verdict line's exact format, `--json`, and exit status 2 with one line naming the file for
+//! missing, unknown and malformed files or too few of them.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use common::{Outcome, TempDir, rtlat, run};
+
+const QUICK: Duration = Duration::from_secs(20);
+
+fn peers() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/peers")
+}
+
+/// `rtlat compare ARGS` in tests/data/peers.
+fn compare(args: &[&str]) -> Outcome {
+    let mut all = vec!["compare"];
+    all.extend_from_slice(args);
+    run(&rtlat(), &all, Some(&peers()), QUICK)
+}
+
+fn json(out: &Outcome) -> serde_json::Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+/// The metrics of a series in `compare --json` output, by name.
+fn metric<'a>(doc: &'a serde_json::Value, series: usize, name: &str) -> &'a Vec<serde_json::Value> {
+    doc["series"][series]["metrics"][name]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {name} in series {series}"))
+}
+
+#[test]
+fn same_cyclictest_run_as_text_and_json_compares_to_no_change() {
+    let out = compare(&["cyclictest-h200-q.txt", "cyclictest-2thr-hist.json"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("B cyclictest-2thr-hist.json: worst case 380.0 µs → 380.0 µs (±0.0 %)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("T0") && out.stdout.contains("T1"));
+
+    let out = compare(&[
+        "cyclictest-h200-q.txt",
+        "cyclictest-2thr-hist.json",
+        "--json",
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let doc = json(&out);
+    assert_eq!(doc["matched_by"], "label");
+    assert_eq!(doc["files"][0]["format"], "cyclictest-hist");
+    assert_eq!(doc["files"][1]["format"], "cyclictest-json");
+    for series in 0..2 {
+        for name in ["cycles", "min", "p50", "p99", "p99.9", "max"] {
+            let cells = metric(&doc, series, name);
+            assert_eq!(cells[1]["change"], 0, "T{series} {name}: {cells:?}");
+            assert_eq!(cells[1]["change_percent"], 0.0, "T{series} {name}");
+        }
+        // The text format's average is whole µs: less than 1 µs apart.
+        let avg = metric(&doc, series, "avg");
+        assert!(avg[1]["change"].as_f64().unwrap().abs() < 1000.0);
+        // cyclictest cannot count overruns: said, not invented.
+        let overruns = metric(&doc, series, "overruns");
+        assert!(
+            overruns[1]["missing"]
+                .as_str()
+                .unwrap()
+                .contains("cyclictest")
+        );
+    }
+    assert_eq!(doc["verdicts"][0]["change_percent"], 0.0);
+    assert_eq!(
+        doc["verdicts"][0]["text"],
+        "worst case 380.0 µs → 380.0 µs (±0.0 %)"
+    );
+}
+
+#[test]
+fn two_real_rtlat_runs() {
+    let out = compare(&["rtlat-2thr-h200.json", "rtlat-2thr-i1000.json"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    // 259973 ns and 429258 ns worst cases.
+    assert!(
+        out.stdout
+            .contains("B rtlat-2thr-i1000.json: worst case 260.0 µs → 429.3 µs (+65.1 %)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("log-linear buckets, within 0.78 %"));
+
+    let doc = json(&compare(&[
+        "rtlat-2thr-h200.json",
+        "rtlat-2thr-i1000.json",
+        "--json",
+    ]));
+    assert_eq!(metric(&doc, 0, "cycles")[0]["value"], 3000);
+    assert_eq!(metric(&doc, 0, "cycles")[1]["value"], 2000);
+    assert_eq!(metric(&doc, 0, "cycles")[1]["change"], -1000);
+    assert_eq!(metric(&doc, 0, "overruns")[0]["value"], 0);
+    // rtlat's own p99 (written in the file) is what compare reports.
+    let p99 = &metric(&doc, 0, "p99")[0];
+    assert_eq!(p99["value_ns"], 47_871);
+    let bucket = p99["bucket_ns"].as_array().unwrap();
+    assert!(bucket[0].as_i64().unwrap() <= 47_871 && 47_871 <= bucket[1].as_i64().unwrap());
+}
+
+#[test]
+fn the_same_rtlat_run_as_json_and_histogram_text() {
+    let doc = json(&compare(&[
+        "rtlat-2thr-h200.json",
+        "rtlat-2thr-h200.txt",
+        "--json",
+    ]));
+    for series in 0..2 {
+        assert_eq!(metric(&doc, series, "cycles")[1]["change"], 0);
+        assert_eq!(metric(&doc, series, "overruns")[1]["change"], 0);
+        // ns against whole µs: within one µs.
+        for name in ["min", "max", "p50", "p99"] {
+            let change = metric(&doc, series, name)[1]["change"].as_f64().unwrap();
+            assert!(change.abs() <= 1000.0, "T{series} {name}: {change}");
+        }
+    }
+}
+
+#[test]
+fn verdict_line_format() {
+    let dir = TempDir::new("compare-verdict");
+    let xenomai = |max: &str| {
+        format!(
+            "RTT|  00:00:01  (periodic user-mode task, 100 us period, priority 99)\n\
+             RTH|----lat min|----lat avg|----lat max|-overrun|---msw|---lat best|--lat worst\n\
+             RTD|      1.000|      2.000|{max:>11}|       0|     0|      1.000|{max:>11}\n\
+             RTS|      1.000|      2.000|{max:>11}|       0|     0|    00:00:01/00:00:01\n"
+        )
+    };
+    std::fs::write(dir.join("before.txt"), xenomai("4070.000")).unwrap();
+    std::fs::write(dir.join("after.txt"), xenomai("457.500")).unwrap();
+    let out = run(
+        &rtlat(),
+        &["compare", "before.txt", "after.txt"],
+        Some(dir.path()),
+        QUICK,
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let line = out.stdout.lines().last().unwrap();
+    assert_eq!(
+        line,
+        "B after.txt: worst case 4070.0 µs → 457.5 µs (\u{2212}88.8 %)"
+    );
+    // No histogram in Xenomai output without -h: percentiles say so.
+    assert!(
+        out.stdout.contains("n/a (no histogram in before.txt)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn no_histogram_is_said_not_invented() {
+    let out = compare(&["cyclictest-2thr-hist.json", "cyclictest-2thr-ns.json"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let p99 = out
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("p99 "))
+        .unwrap();
+    assert!(
+        p99.contains("n/a (no histogram in cyclictest-2thr-ns.json)"),
+        "{p99}"
+    );
+    let doc = json(&compare(&[
+        "cyclictest-2thr-hist.json",
+        "cyclictest-2thr-ns.json",
+        "--json",
+    ]));
+    assert!(metric(&doc, 0, "p50")[1].get("value_ns").is_none());
+}
+
+#[test]
+fn overflows_are_reported_as_bounds() {
+    let dir = TempDir::new("compare-bound");
+    // 90 samples in 5 buckets, 10 beyond the 5 µs histogram: p99 is among the overflows.
+    let text = "# Histogram\n000000 000000\n000001 000030\n000002 000030\n000003 000020\n\
+                000004 000010\n# Total: 000000090\n# Min Latencies: 00001\n\
+                # Avg Latencies: 00003\n# Max Latencies: 00042\n# Histogram Overflows: 00010\n\
+                # Histogram Overflow at cycle number:\n# Thread 0: 00001 # 00009 others\n";
+    std::fs::write(dir.join("a.txt"), text).unwrap();
+    std::fs::write(dir.join("b.txt"), text).unwrap();
+    let out = run(
+        &rtlat(),
+        &["compare", "a.txt", "b.txt"],
+        Some(dir.path()),
+        QUICK,
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let p99 = out
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("p99 "))
+        .unwrap();
+    assert!(p99.contains(">= 5.0 µs"), "{p99}");
+    let p50 = out
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("p50 "))
+        .unwrap();
+    assert!(p50.contains("2.5 µs"), "{p50}");
+}
+
+#[test]
+fn different_labels_are_compared_in_order_and_said_so() {
+    let out = compare(&["jitterdebugger-results.json", "cyclictest-h400-2thr.txt"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("series compared in order"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("CPU0 / T0"));
+    let doc = json(&compare(&[
+        "jitterdebugger-results.json",
+        "cyclictest-h400-2thr.txt",
+        "--json",
+    ]));
+    assert_eq!(doc["matched_by"], "order");
+}
+
+#[test]
+fn xenomai_output_and_gnuplot_file_of_one_run_agree() {
+    let doc = json(&compare(&[
+        "xenomai-latency-hs.txt",
+        "xenomai-latency-gnuplot.txt",
+        "--json",
+    ]));
+    for name in [
+        "cycles", "min", "avg", "p50", "p99", "p99.9", "max", "overruns",
+    ] {
+        assert_eq!(metric(&doc, 0, name)[1]["change"], 0, "{name}");
+    }
+    assert_eq!(metric(&doc, 0, "cycles")[0]["value"], 7987);
+}
+
+/// Exit status 2 and exactly one line on stderr, naming the file and what was wrong.
+fn refused(out: &Outcome, needles: &[&str]) {
+    assert_eq!(
+        out.code(),
+        2,
+        "stdout: {}\nstderr: {}",
+        out.stdout,
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    for n in needles {
+        assert!(out.stderr.contains(n), "{n:?} not in {}", out.stderr);
+    }
+}
+
+#[test]
+fn bad_files_exit_2_naming_the_file() {
+    let dir = TempDir::new("compare-bad");
+    std::fs::write(dir.join("b.txt"), "hello\nworld\n").unwrap();
+    std::fs::write(dir.join("empty.txt"), "").unwrap();
+    std::fs::write(dir.join("binary.dat"), [0u8, 159, 146, 150, 255]).unwrap();
+    std::fs::write(
+        dir.join("broken.json"),
+        "{\n  \"thread\": {\n    \"0\": [1,\n}\n",
+    )
+    .unwrap();
+    let cut = std::fs::read_to_string(peers().join("cyclictest-h400-2thr.txt")).unwrap();
+    let cut: String = cut.lines().take(50).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("cut.txt"), cut).unwrap();
+    let good = peers().join("cyclictest-2thr-hist.json");
+    let good = good.to_str().unwrap();
+    let in_dir = |args: &[&str]| {
+        let mut all = vec!["compare"];
+        all.extend_from_slice(args);
+        run(&rtlat(), &all, Some(dir.path()), QUICK)
+    };
+
+    let out = in_dir(&[good, "b.txt"]);
+    refused(&out, &[]);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "rtlat compare: b.txt: not a latency result: expected rtlat/cyclictest JSON, \
+         cyclictest -h histogram, jitterdebugger results.json or Xenomai latency output \
+         (first line: \"hello\")"
+    );
+    refused(
+        &in_dir(&["nope.json", good]),
+        &["rtlat compare: nope.json: no such file"],
+    );
+    refused(&in_dir(&[good, "empty.txt"]), &["empty.txt", "empty"]);
+    refused(
+        &in_dir(&[good, "binary.dat"]),
+        &["binary.dat", "binary content"],
+    );
+    refused(
+        &in_dir(&["broken.json", good]),
+        &["broken.json", "invalid JSON at line 4"],
+    );
+    refused(&in_dir(&[good, "cut.txt"]), &["cut.txt", "Min Latencies"]);
+    std::fs::copy(
+        peers().join("cyclictest-verbose.txt"),
+        dir.join("verbose.txt"),
+    )
+    .unwrap();
+    refused(
+        &in_dir(&[good, "verbose.txt"]),
+        &["verbose.txt", "not a latency result", "cyclictest -v"],
+    );
+}
+
+#[test]
+fn too_few_files_or_unknown_options_exit_2() {
+    refused(&compare(&[]), &["at least two"]);
+    refused(
+        &compare(&["cyclictest-2thr-hist.json"]),
+        &["at least two", "got 1"],
+    );
+    refused(
+        &compare(&[
+            "cyclictest-2thr-hist.json",
+            "cyclictest-h200-q.txt",
+            "--frobnicate",
+        ]),
+        &["unknown option '--frobnicate'"],
+    );
+    let help = compare(&["--help"]);
+    assert_eq!(help.code(), 0);
+    assert!(help.stdout.contains("Usage: rtlat compare"));
+}
