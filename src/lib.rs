@@ -4,5 +4,9 @@
 
 #![deny(missing_docs)]
 
+pub mod atomic_file;
 pub mod formats;
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub mod plot;
 pub mod values;

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         Some("irq") => cli::irq::main(&args[2..]),
         Some("cpufreq") => cli::cpufreq::main(&args[2..]),
         Some("compare") => cli::compare::main(&args[2..]),
-        Some("plot") => cli::plot::main(&args[2..]),
+        Some("plot") => plot(&args[2..]),
         Some("latency") => cli::latency::main(&args[2..]),
         Some("servo") => cli::servo::main(&args[2..]),
         Some("--version" | "-V") => {
@@ -62,6 +62,27 @@ fn main() -> ExitCode {
             eprintln!(
                 "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, --version, --help"
             );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `rtlat plot` runs the `rtlat-plot` binary installed beside this one: the plotting code
+/// (fonts, rasteriser, libm) stays out of the binary that `rtlat run -m` locks into memory.
+fn plot(args: &[String]) -> ExitCode {
+    let sibling = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("rtlat-plot")));
+    let Some(program) = sibling.filter(|p| p.is_file()) else {
+        eprintln!(
+            "rtlat plot: the rtlat-plot binary is not beside rtlat; build or install both (cargo build builds both)"
+        );
+        return ExitCode::from(2);
+    };
+    match std::process::Command::new(&program).args(args).status() {
+        Ok(status) => ExitCode::from(status.code().map_or(2, |c| c.clamp(0, 255) as u8)),
+        Err(e) => {
+            eprintln!("rtlat plot: cannot run {}: {e}", program.display());
             ExitCode::from(2)
         }
     }

@@ -29,8 +29,8 @@ use self::histogram::XenomaiHistogram;
 use self::measure::{Plan, Shared};
 use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
-use crate::cli::atomic_file::write_atomically;
 use crate::cli::run::seconds::Window;
+use rtlat::atomic_file::write_atomically;
 
 /// The sampling thread's stack (the loop needs a few KiB).
 const THREAD_STACK: usize = 128 * 1024;

@@ -20,8 +20,8 @@ use super::report::{ThreadReport, new_run_histogram};
 use super::ring::SampleRing;
 use super::seconds::{SecondsSeries, WindowRing};
 use super::usage::usage;
-use crate::cli::atomic_file::{write_atomically, write_atomically_with};
 use crate::cli::cpufreq::RunGovernor;
+use rtlat::atomic_file::{write_atomically, write_atomically_with};
 
 /// Bytes of each measurement thread's stack written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use self::measure::{Figures, Plan, Report, Shared};
 use self::options::{Config, Parsed};
-use crate::cli::atomic_file::write_atomically;
+use rtlat::atomic_file::write_atomically;
 
 /// The base thread's priority: LinuxCNC gives the fastest thread the highest real-time
 /// priority below the maximum.

@@ -18,7 +18,7 @@ use rtlat_linux::Error;
 use rtlat_linux::facts::Facts;
 use rtlat_linux::tune::{Change, RestoreFile, file, restore::utc_text, thread, transaction};
 
-use crate::cli::atomic_file::write_atomically;
+use rtlat::atomic_file::write_atomically;
 
 /// A planned tuning command.
 pub struct Request {

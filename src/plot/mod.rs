@@ -4,10 +4,10 @@
 //! files with a time series (rtlat JSON, Xenomai `latency` output) a second panel in the same
 //! image with each second's maximum over time.
 //!
-//! The files are read by [`rtlat::formats`] (format detected from the content); the figure
-//! is built independently of the output ([`figure`]), then drawn with plotters ([`draw`]) on
+//! The files are read by [`crate::formats`] (format detected from the content); the figure
+//! is built independently of the output (`figure`), then drawn with plotters (`draw`) on
 //! its SVG backend (text stays text: no font needed) or on a bitmap whose text is drawn with a
-//! font found on the machine ([`font`], [`raster`]). The image is written atomically.
+//! font found on the machine (`font`, `raster`). The image is written atomically.
 
 mod curve;
 mod draw;
@@ -25,7 +25,7 @@ use std::process::ExitCode;
 
 use plotters::prelude::*;
 
-use crate::cli::atomic_file::write_atomically;
+use crate::atomic_file::write_atomically;
 
 use self::figure::Figure;
 use self::options::{ImageKind, Options, Parsed, USAGE};

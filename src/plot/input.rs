@@ -1,9 +1,9 @@
-//! The result files to plot: each read by [`rtlat::formats`], with its time series and the
+//! The result files to plot: each read by [`crate::formats`], with its time series and the
 //! name its legend entries carry.
 
 use std::path::Path;
 
-use rtlat::formats::{self, Format, Run};
+use crate::formats::{self, Format, Run};
 
 use super::time_series::{self, Timeline};
 

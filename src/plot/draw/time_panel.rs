@@ -6,9 +6,9 @@ use plotters::prelude::*;
 
 use super::ticks::{label_areas, linear_label, linear_labels, tick_step};
 use super::{MARGIN, Scale, mesh_colours, stroke};
-use crate::cli::plot::figure::{Figure, TimeAxes};
-use crate::cli::plot::style::size;
-use crate::cli::plot::text::Measure;
+use crate::plot::figure::{Figure, TimeAxes};
+use crate::plot::style::size;
+use crate::plot::text::Measure;
 
 /// Draws the time panel: each entry's per-window maximum (µs) over time.
 pub fn draw<DB: DrawingBackend>(

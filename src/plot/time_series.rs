@@ -1,8 +1,8 @@
 //! The per-second maximum latency of each thread, where a file has it: rtlat's JSON
 //! (`thread.N.rtlat.seconds`, read here from the file itself) and Xenomai `latency` output
-//! (one `RTD|` line a second, read by [`rtlat::formats`]).
+//! (one `RTD|` line a second, read by [`crate::formats`]).
 
-use rtlat::formats::{Format, Run};
+use crate::formats::{Format, Run};
 use serde_json::Value;
 
 /// One thread's maxima over time.

@@ -1,7 +1,7 @@
 //! What the image shows, whatever it is drawn on: the title, one entry per curve (its legend
 //! text, colour, pattern, steps, maximum and time series) and the ranges of the axes.
 
-use rtlat::formats::Series;
+use crate::formats::Series;
 
 use super::curve::{self, Step};
 use super::input::Input;

@@ -1,0 +1,9 @@
+//! `rtlat-plot`: the body of `rtlat plot`, a binary of its own so that the plotting code
+//! (fonts, rasteriser, libm) is not part of the binary that `rtlat run -m` locks into memory.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    rtlat::plot::main(&args)
+}
