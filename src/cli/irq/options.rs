@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::facts::Facts;
 
-use crate::cli::tuning::args::{Spec, invalid, online_cpu_list, scan};
+use crate::cli::tuning::args::{Spec, Start, online_cpu_list, start};
 
 /// `rtlat irq --help`.
 pub const USAGE: &str = "\
@@ -85,32 +85,13 @@ pub struct Away {
 
 /// Parses the words after `rtlat irq`.
 pub fn parse(args: &[String]) -> Result<Action, String> {
-    let found = scan("rtlat irq", args, SPECS)?;
-    let value = |name: &str| {
-        found
-            .iter()
-            .rev()
-            .find(|f| f.name == name)
-            .map(|f| f.value.clone())
+    let (options, facts) = match start("rtlat irq", args, SPECS)? {
+        Start::Help => return Ok(Action::Help),
+        Start::Restore(path) => return Ok(Action::Restore(path)),
+        Start::Run(options, facts) => (options, facts),
     };
-    let given = |name: &str| found.iter().any(|f| f.name == name);
-    if given("--help") {
-        return Ok(Action::Help);
-    }
-    if let Some(path) = value("--restore") {
-        if let Some(other) = found.iter().find(|f| f.name != "--restore") {
-            return Err(format!(
-                "--restore takes no other option ({} given): the file says what to restore",
-                other.name
-            ));
-        }
-        return Ok(Action::Restore(PathBuf::from(path)));
-    }
-    let root = value("--root").unwrap_or_else(|| "/".into());
-    if !std::path::Path::new(&root).is_dir() {
-        return Err(invalid("--root", &root, "not a directory"));
-    }
-    let facts = Facts::at(&root);
+    let value = |name: &str| options.value(name);
+    let given = |name: &str| options.given(name);
     let Some(list) = value("--away-from") else {
         for option in ["--default", "--apply", "--save"] {
             if given(option) {

@@ -16,7 +16,7 @@ use rtlat_linux::tune::SchedRequest;
 use rtlat_linux::tune::thread::SCHED_REQUEST_SYNTAX;
 
 use super::pattern::{Pattern, SYNTAX};
-use crate::cli::tuning::args::{Spec, invalid, online_cpu_list, scan};
+use crate::cli::tuning::args::{Spec, Start, invalid, online_cpu_list, start};
 
 /// `rtlat threads --help`.
 pub const USAGE: &str = "\
@@ -150,33 +150,15 @@ fn id(option: &str, value: &str, what: &str) -> Result<u32, String> {
 
 /// Parses the words after `rtlat threads`.
 pub fn parse(args: &[String]) -> Result<Action, String> {
-    let found = scan("rtlat threads", args, SPECS)?;
-    let given = |name: &str| found.iter().any(|f| f.name == name);
-    let value = |name: &str| {
-        found
-            .iter()
-            .rev()
-            .find(|f| f.name == name)
-            .map(|f| f.value.clone())
+    let (options, facts) = match start("rtlat threads", args, SPECS)? {
+        Start::Help => return Ok(Action::Help),
+        Start::Restore(path) => return Ok(Action::Restore(path)),
+        Start::Run(options, facts) => (options, facts),
     };
-    if given("--help") {
-        return Ok(Action::Help);
-    }
-    if let Some(path) = value("--restore") {
-        if let Some(other) = found.iter().find(|f| f.name != "--restore") {
-            return Err(format!(
-                "--restore takes no other option ({} given): the file says what to restore",
-                other.name
-            ));
-        }
-        return Ok(Action::Restore(PathBuf::from(path)));
-    }
+    let value = |name: &str| options.value(name);
+    let given = |name: &str| options.given(name);
+    let found = options.found();
     let changing = given("--set") || given("--pin");
-    let root = value("--root").unwrap_or_else(|| "/".into());
-    if !std::path::Path::new(&root).is_dir() {
-        return Err(invalid("--root", &root, "not a directory"));
-    }
-    let facts = Facts::at(&root);
 
     // Listing options and changing options do not mix.
     let listing = ["--pid", "--name", "--json", "--root"];
@@ -230,7 +212,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
     // Changing: --set/--pin before the first --tid are defaults; after one, that thread's.
     let mut defaults: (Option<SchedRequest>, Option<CpuSet>) = (None, None);
     let mut threads: Vec<Wanted> = Vec::new();
-    for item in &found {
+    for item in found {
         let scope = threads.last().map(|w| format!(" for --tid {}", w.tid));
         match item.name {
             "--tid" => {

@@ -74,6 +74,64 @@ pub fn scan(command: &str, args: &[String], specs: &[Spec]) -> Result<Vec<Found>
     Ok(found)
 }
 
+/// How every tuning command's options begin: `--help`, `--restore FILE` (alone), or the
+/// options found plus the facts of `--root` (default `/`, which must be a directory).
+pub enum Start {
+    /// `--help` (or `-h`) was given.
+    Help,
+    /// `--restore FILE`, with no other option.
+    Restore(std::path::PathBuf),
+    /// Anything else: the options in order and the machine they act on.
+    Run(Options, rtlat_linux::facts::Facts),
+}
+
+/// The options found on a command line, in order.
+pub struct Options(Vec<Found>);
+
+impl Options {
+    /// The last value given to `name`.
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.0
+            .iter()
+            .rev()
+            .find(|f| f.name == name)
+            .map(|f| f.value.clone())
+    }
+
+    /// Whether `name` was given.
+    pub fn given(&self, name: &str) -> bool {
+        self.0.iter().any(|f| f.name == name)
+    }
+
+    /// Every option found, in order.
+    pub fn found(&self) -> &[Found] {
+        &self.0
+    }
+}
+
+/// Scans `args` and handles what the tuning commands share: `--help`, `--restore` alone and
+/// `--root`.
+pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, String> {
+    let options = Options(scan(command, args, specs)?);
+    if options.given("--help") {
+        return Ok(Start::Help);
+    }
+    if let Some(path) = options.value("--restore") {
+        if let Some(other) = options.0.iter().find(|f| f.name != "--restore") {
+            return Err(format!(
+                "--restore takes no other option ({} given): the file says what to restore",
+                other.name
+            ));
+        }
+        return Ok(Start::Restore(std::path::PathBuf::from(path)));
+    }
+    let root = options.value("--root").unwrap_or_else(|| "/".into());
+    if !std::path::Path::new(&root).is_dir() {
+        return Err(invalid("--root", &root, "not a directory"));
+    }
+    Ok(Start::Run(options, rtlat_linux::facts::Facts::at(&root)))
+}
+
 /// `invalid value 'VALUE' for OPTION: REASON`.
 pub fn invalid(option: &str, value: &str, reason: impl std::fmt::Display) -> String {
     format!("invalid value '{value}' for {option}: {reason}")
