@@ -6,7 +6,9 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::facts::Facts;
 use rtlat_linux::tune::frequency::parse_frequency;
 
-use crate::cli::tuning::args::{Spec, Start, invalid, online_cpu_list, start};
+use crate::cli::tuning::args::{
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, online_cpu_list, start,
+};
 
 /// `rtlat cpufreq --help`.
 pub const USAGE: &str = "\
@@ -49,26 +51,11 @@ const SPECS: &[Spec] = &[
         name: "--freq",
         value: Some("a frequency such as 1.6GHz"),
     },
-    Spec {
-        name: "--apply",
-        value: None,
-    },
-    Spec {
-        name: "--save",
-        value: Some("a file path"),
-    },
-    Spec {
-        name: "--restore",
-        value: Some("a restore file's path"),
-    },
-    Spec {
-        name: "--root",
-        value: Some("a directory"),
-    },
-    Spec {
-        name: "--help",
-        value: None,
-    },
+    APPLY,
+    SAVE,
+    RESTORE,
+    ROOT,
+    HELP,
 ];
 
 /// What a governor name looks like, for error messages.

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::facts::Facts;
 
-use crate::cli::tuning::args::{Spec, Start, online_cpu_list, start};
+use crate::cli::tuning::args::{
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, online_cpu_list, start,
+};
 
 /// `rtlat irq --help`.
 pub const USAGE: &str = "\
@@ -43,26 +45,11 @@ const SPECS: &[Spec] = &[
         name: "--default",
         value: None,
     },
-    Spec {
-        name: "--apply",
-        value: None,
-    },
-    Spec {
-        name: "--save",
-        value: Some("a file path"),
-    },
-    Spec {
-        name: "--restore",
-        value: Some("a restore file's path"),
-    },
-    Spec {
-        name: "--root",
-        value: Some("a directory"),
-    },
-    Spec {
-        name: "--help",
-        value: None,
-    },
+    APPLY,
+    SAVE,
+    RESTORE,
+    ROOT,
+    HELP,
 ];
 
 /// What the command line asks for.

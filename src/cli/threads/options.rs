@@ -16,7 +16,9 @@ use rtlat_linux::tune::SchedRequest;
 use rtlat_linux::tune::thread::SCHED_REQUEST_SYNTAX;
 
 use super::pattern::{Pattern, SYNTAX};
-use crate::cli::tuning::args::{Spec, Start, invalid, online_cpu_list, start};
+use crate::cli::tuning::args::{
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, online_cpu_list, start,
+};
 
 /// `rtlat threads --help`.
 pub const USAGE: &str = "\
@@ -83,26 +85,11 @@ const SPECS: &[Spec] = &[
         name: "--json",
         value: None,
     },
-    Spec {
-        name: "--root",
-        value: Some("a directory"),
-    },
-    Spec {
-        name: "--apply",
-        value: None,
-    },
-    Spec {
-        name: "--save",
-        value: Some("a file path"),
-    },
-    Spec {
-        name: "--restore",
-        value: Some("a restore file's path"),
-    },
-    Spec {
-        name: "--help",
-        value: None,
-    },
+    ROOT,
+    APPLY,
+    SAVE,
+    RESTORE,
+    HELP,
 ];
 
 /// Which threads to list.

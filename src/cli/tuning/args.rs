@@ -11,6 +11,32 @@ pub struct Spec {
     pub value: Option<&'static str>,
 }
 
+/// `--root DIR`: the tree read and written instead of `/`.
+pub const ROOT: Spec = Spec {
+    name: "--root",
+    value: Some("a directory"),
+};
+/// `--apply`: make the changes (without it, a dry run).
+pub const APPLY: Spec = Spec {
+    name: "--apply",
+    value: None,
+};
+/// `--save FILE`: where the restore file goes.
+pub const SAVE: Spec = Spec {
+    name: "--save",
+    value: Some("a file path"),
+};
+/// `--restore FILE`: undo what a restore file records.
+pub const RESTORE: Spec = Spec {
+    name: "--restore",
+    value: Some("a restore file's path"),
+};
+/// `--help`.
+pub const HELP: Spec = Spec {
+    name: "--help",
+    value: None,
+};
+
 /// An option found: its spec's name and its value (empty for a flag).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
