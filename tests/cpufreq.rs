@@ -16,41 +16,7 @@ const QUICK: Duration = Duration::from_secs(20);
 const NO_CPUFREQ: &str =
     "no cpufreq on this machine (/sys/devices/system/cpu/cpu0/cpufreq missing): nothing to set";
 
-fn tree() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("rtlat-linux/tests/data/hp-t630")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn same_dir(a: &Path, b: &Path) -> bool {
-    std::fs::read_dir(a).unwrap().all(|entry| {
-        let entry = entry.unwrap();
-        let other = b.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            same_dir(&entry.path(), &other)
-        } else {
-            std::fs::read(entry.path()).ok() == std::fs::read(&other).ok()
-        }
-    })
-}
-
-fn copy_of_tree(tag: &str) -> (TempDir, PathBuf) {
-    let dir = TempDir::new(tag);
-    let root = dir.join("root");
-    copy_dir(&tree(), &root);
-    (dir, root)
-}
+use common::{copy_dir, copy_of_hp_t630 as copy_of_tree, hp_t630_tree as tree, same_dir};
 
 fn cpufreq(args: &[&str], cwd: &Path) -> Outcome {
     let mut all = vec!["cpufreq"];

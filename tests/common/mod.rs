@@ -771,6 +771,46 @@ impl JsonParser<'_> {
     }
 }
 
+/// The constructed hp-t630 machine tree (rtlat-linux/tests/data/hp-t630).
+pub fn hp_t630_tree() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rtlat-linux/tests/data/hp-t630")
+}
+
+/// Copies the folder `from` into `to`, recursively.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Whether every file under `a` has the same contents under `b`.
+pub fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
+    std::fs::read_dir(a).unwrap().all(|entry| {
+        let entry = entry.unwrap();
+        let other = b.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            same_dir(&entry.path(), &other)
+        } else {
+            std::fs::read(entry.path()).ok() == std::fs::read(&other).ok()
+        }
+    })
+}
+
+/// A temporary folder holding a writable copy of the hp-t630 tree in `root/`.
+pub fn copy_of_hp_t630(tag: &str) -> (TempDir, std::path::PathBuf) {
+    let dir = TempDir::new(tag);
+    let root = dir.join("root");
+    copy_dir(&hp_t630_tree(), &root);
+    (dir, root)
+}
+
 #[cfg(test)]
 mod self_tests {
     use super::*;
