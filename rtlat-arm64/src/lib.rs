@@ -3,14 +3,20 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod deadline_map;
 pub mod error;
 #[cfg(target_arch = "aarch64")]
 pub mod generic_timer;
+#[cfg(all(target_arch = "aarch64", target_os = "linux", feature = "linux"))]
+pub mod linux_sleep;
 pub mod profile;
 
+pub use deadline_map::DeadlineMap;
 pub use error::Error;
 #[cfg(target_arch = "aarch64")]
 pub use generic_timer::{GenericTimer, read_cntfrq, read_cntvct};
+#[cfg(all(target_arch = "aarch64", target_os = "linux", feature = "linux"))]
+pub use linux_sleep::GenericTimerSleep;
 pub use profile::{BoardProfile, CpuFrequency, ReferenceRun, RtPolicy, ThreadLayout};
 
 /// The architecture this crate was compiled for, as Rust names it (`aarch64`, `x86_64`, …):

@@ -140,7 +140,7 @@ pub(crate) fn ns_from_timespec(ts: timespec) -> u64 {
 /// multiply and a shift. Saturates where `time_t` is 32 bits.
 #[inline]
 pub(crate) fn timespec_from_ns(ns: u64) -> timespec {
-    let sec = libc::time_t::try_from(ns / NANOS_PER_SEC).unwrap_or(libc::time_t::MAX);
+    let sec = sys::TimeT::try_from(ns / NANOS_PER_SEC).unwrap_or(sys::TimeT::MAX);
     // Below 10⁹, so it fits any `c_long`.
     let nsec = (ns % NANOS_PER_SEC) as libc::c_long;
     sys::timespec(sec, nsec)
@@ -230,7 +230,7 @@ mod tests {
 /// The local time zone's offset from UTC in seconds (east positive) at `unix_secs`, as
 /// `localtime_r` sees it (the `TZ` variable, else /etc/localtime). For report time stamps.
 pub fn utc_offset_seconds(unix_secs: i64) -> Result<i64, Error> {
-    crate::sys::utc_offset(unix_secs as libc::time_t).map_err(|errno| Error::Os {
+    crate::sys::utc_offset(unix_secs as crate::sys::TimeT).map_err(|errno| Error::Os {
         call: "localtime_r",
         errno,
     })

@@ -37,9 +37,15 @@ fn check_direct(rc: c_int) -> Result<(), Errno> {
 
 // ---- time ----------------------------------------------------------------------------------
 
+/// C's `time_t`. The libc crate marks its alias deprecated on musl (it announces a change to
+/// 64 bits there, which 64-bit targets already have); the type of `timespec::tv_sec` is what
+/// the C library uses, whatever the crate ends up calling it.
+#[allow(deprecated)]
+pub(crate) type TimeT = libc::time_t;
+
 /// A `timespec` of `sec` seconds and `nsec` nanoseconds.
 #[inline]
-pub(crate) fn timespec(sec: libc::time_t, nsec: libc::c_long) -> timespec {
+pub(crate) fn timespec(sec: TimeT, nsec: libc::c_long) -> timespec {
     // SAFETY: `timespec` is plain integers (plus padding on some 32-bit targets); all-zero is a
     // valid value, and the two named fields are then set.
     let mut ts: timespec = unsafe { mem::zeroed() };
@@ -141,24 +147,49 @@ pub(crate) fn sched_get_priority_max(policy: c_int) -> Result<c_int, Errno> {
 
 /// `sched_setscheduler(tid, policy, {priority})`: on Linux this sets one thread.
 pub(crate) fn sched_setscheduler(tid: pid_t, policy: c_int, priority: c_int) -> Result<(), Errno> {
-    let param = libc::sched_param {
-        sched_priority: priority,
-    };
+    let mut param = zeroed_sched_param();
+    param.sched_priority = priority;
+    // The system call, not the C library's wrapper: Linux applies it to the one thread `tid`,
+    // which POSIX's process-wide function does not promise, so musl's wrapper refuses with
+    // ENOSYS (glibc's passes it through).
     // SAFETY: `param` is a valid `sched_param` for the duration of the call.
-    check(unsafe { libc::sched_setscheduler(tid, policy, &param) }).map(drop)
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_sched_setscheduler,
+            tid,
+            policy,
+            &param as *const libc::sched_param,
+        ) as c_int
+    })
+    .map(drop)
+}
+
+/// An all-zero `sched_param`: glibc's has only `sched_priority`, musl's adds the
+/// SCHED_SPORADIC fields, which Linux ignores.
+fn zeroed_sched_param() -> libc::sched_param {
+    // SAFETY: `sched_param` is plain integers (and timespecs of integers); all-zero is valid.
+    unsafe { mem::zeroed() }
 }
 
 /// `sched_getscheduler(tid)`, the policy number (may carry `SCHED_RESET_ON_FORK`).
 pub(crate) fn sched_getscheduler(tid: pid_t) -> Result<c_int, Errno> {
+    // The system call, as for `sched_setscheduler` (musl's wrapper returns ENOSYS).
     // SAFETY: plain integer argument, no memory involved.
-    check(unsafe { libc::sched_getscheduler(tid) })
+    check(unsafe { libc::syscall(libc::SYS_sched_getscheduler, tid) as c_int })
 }
 
 /// `sched_getparam(tid)`, the static priority.
 pub(crate) fn sched_getparam(tid: pid_t) -> Result<c_int, Errno> {
-    let mut param = libc::sched_param { sched_priority: 0 };
+    let mut param = zeroed_sched_param();
+    // The system call, as for `sched_setscheduler` (musl's wrapper returns ENOSYS).
     // SAFETY: `param` is a valid, writable `sched_param` for the duration of the call.
-    check(unsafe { libc::sched_getparam(tid, &mut param) })?;
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_sched_getparam,
+            tid,
+            &mut param as *mut libc::sched_param,
+        ) as c_int
+    })?;
     Ok(param.sched_priority)
 }
 
@@ -331,7 +362,7 @@ unsafe extern "C" {
 
 /// The local time zone's offset from UTC, in seconds east, at `unix` (seconds since the epoch),
 /// from `localtime_r` (which honours `TZ`).
-pub(crate) fn utc_offset(unix: libc::time_t) -> Result<i64, Errno> {
+pub(crate) fn utc_offset(unix: TimeT) -> Result<i64, Errno> {
     // SAFETY: tzset only reads the environment and initialises libc's time zone state; an
     // all-zero `tm` is a valid value for localtime_r to overwrite; both pointers are valid for
     // the duration of the call.

@@ -62,6 +62,18 @@ pub(crate) fn send_signal(tid: i32, signo: c_int) -> Result<(), Errno> {
     }
 }
 
+/// Added to a child's failure on aarch64: the child is this test binary, exec'd by the kernel.
+/// On an x86_64 host under qemu-user, the kernel can only exec it through a binfmt_misc entry
+/// for qemu-aarch64, and the child's qemu finds the aarch64 loader only through
+/// `QEMU_LD_PREFIX` (the runner's `-L` is not passed on); without them the exec fails and
+/// glibc hands the binary to `/bin/sh`. `.ci/run` sets up both.
+const EXEC_HINT: &str = if cfg!(target_arch = "aarch64") {
+    " (under qemu-user on another host: is qemu-aarch64 registered in \
+     /proc/sys/fs/binfmt_misc and QEMU_LD_PREFIX set to the aarch64 sysroot? see .ci/run)"
+} else {
+    ""
+};
+
 /// Whether this process is a child started by [`run_child`].
 pub(crate) fn is_child() -> bool {
     let child = std::env::var_os(CHILD_ENV).is_some();
@@ -159,7 +171,7 @@ pub(crate) fn try_run_child(name: &str, child: Child) -> std::io::Result<()> {
     println!("--- child {name} ({child:?}) ---\n{stdout}{stderr}--- end of child ---");
     assert!(
         output.status.success(),
-        "child test {name} failed: {}",
+        "child test {name} failed: {}{EXEC_HINT}",
         output.status
     );
     assert!(
