@@ -7,16 +7,19 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use common::{Alias, Outcome, TempDir, rtlat, run, spawn};
+use common::{Alias, Outcome, TempDir, rtlat, run};
 
 const QUICK: Duration = Duration::from_secs(20);
 const NO_CPUFREQ: &str =
     "no cpufreq on this machine (/sys/devices/system/cpu/cpu0/cpufreq missing): nothing to set";
 
-use common::{copy_dir, copy_of_hp_t630 as copy_of_tree, hp_t630_tree as tree, same_dir};
+use common::{
+    child_of, copy_of_hp_t630 as copy_of_tree, fake_cpu_dir, hp_t630_tree as tree, is_root,
+    same_dir, spawn_with_fake_cpus,
+};
 
 fn cpufreq(args: &[&str], cwd: &Path) -> Outcome {
     let mut all = vec!["cpufreq"];
@@ -324,45 +327,6 @@ fn run_governor_fails_before_measuring_without_cpufreq() {
     assert!(help.stdout.contains("--governor=NAME"));
 }
 
-/// A stand-in for `/sys/devices/system/cpu`: this machine's online and possible CPU lists,
-/// and for each online CPU the cpufreq files of the hp-t630's CPU 0 (`ondemand`).
-fn fake_cpu_dir(dir: &TempDir) -> PathBuf {
-    let fake = dir.join("cpu");
-    std::fs::create_dir_all(&fake).unwrap();
-    for list in ["online", "possible"] {
-        let text = std::fs::read_to_string(format!("/sys/devices/system/cpu/{list}")).unwrap();
-        std::fs::write(fake.join(list), text).unwrap();
-    }
-    for cpu in common::online_cpus() {
-        copy_dir(
-            &tree().join("sys/devices/system/cpu/cpu0/cpufreq"),
-            &fake.join(format!("cpu{cpu}/cpufreq")),
-        );
-    }
-    fake
-}
-
-/// `rtlat run ARGS` in a private mount namespace where `fake` is `/sys/devices/system/cpu`.
-fn spawn_with_fake_cpus(fake: &Path, args: &[&str]) -> common::Running {
-    assert!(is_root(), "the namespace tests need root (unshare --mount)");
-    let script = format!(
-        "mount --bind '{}' /sys/devices/system/cpu && exec '{}' run \"$@\"",
-        fake.display(),
-        rtlat().display()
-    );
-    let mut all = vec![
-        "--mount",
-        "--propagation",
-        "private",
-        "sh",
-        "-c",
-        &script,
-        "sh",
-    ];
-    all.extend_from_slice(args);
-    spawn(Path::new("unshare"), &all, None)
-}
-
 fn governors(fake: &Path) -> Vec<String> {
     common::online_cpus()
         .iter()
@@ -373,14 +337,6 @@ fn governors(fake: &Path) -> Vec<String> {
                 .to_owned()
         })
         .collect()
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
 }
 
 #[test]
@@ -471,24 +427,6 @@ fn restored_on(signal: i32) {
         out.stderr
     );
     assert!(governors(&fake).iter().all(|g| g == "ondemand"));
-}
-
-/// The pid of the one child of `pid` (unshare forks the namespaced shell, which execs rtlat),
-/// or `pid` itself if it has none.
-fn child_of(pid: i32) -> i32 {
-    let until = std::time::Instant::now() + QUICK;
-    loop {
-        let children =
-            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        if let Some(child) = children.split_whitespace().next() {
-            return child.parse().unwrap();
-        }
-        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
-        if exe.file_name().is_some_and(|n| n == "rtlat") || std::time::Instant::now() > until {
-            return pid;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod isolation;
 mod known_params;
 mod options;
 mod report;
+pub mod selected;
 mod suggest;
 
 use std::io::Write;
@@ -22,6 +23,7 @@ use std::process::ExitCode;
 use rtlat_linux::facts::Facts;
 
 use context::Context;
+pub use finding::Finding;
 use options::{Options, USAGE};
 use report::Report;
 

@@ -1,6 +1,7 @@
 //! `rtlat cpufreq`: list CPU frequency scaling, or set a governor or a fixed frequency on a
 //! set of CPUs (what `cpufreq-set -g` and `-f` do), dry run unless `--apply`, undone by
-//! `--restore FILE`; and the governor `rtlat run --governor` holds for a run.
+//! `--restore FILE`; and the governor (and frequency) `rtlat run --governor` and
+//! `rtlat run --profile` hold for a run.
 //!
 //! ```text
 //! rtlat cpufreq [--root DIR] [--cpus CPUSET]

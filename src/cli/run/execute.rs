@@ -61,14 +61,9 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     let available = available_cpus()?;
     let plan = config.plan(&available).map_err(|e| e.to_string())?;
     config.check_output_paths().map_err(|e| e.to_string())?;
-    // --governor: checked now, before anything changes; set once signals end the run cleanly.
-    let governor = match &config.governor {
-        Some(name) => {
-            let cpus = plan.threads.iter().map(|t| t.cpu);
-            Some(RunGovernor::check(name, cpus)?)
-        }
-        None => None,
-    };
+    // --governor, --profile: checked now, before anything changes; set once signals end the
+    // run cleanly.
+    let governor = run_governor(&config, &plan)?;
     if config.smi {
         return Err("--smi: SMI counting is not supported on this CPU (it needs an Intel CPU and the msr driver); run without --smi".into());
     }
@@ -82,6 +77,9 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     if let Some(cpus) = &plan.main_affinity {
         let cpus: Vec<usize> = cpus.iter().collect();
         rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
+    }
+    if let Some(profile) = &config.profile {
+        eprintln!("{}", profile.settings_line(&config, &plan));
     }
 
     // Everything below changes the machine; each change is undone when its guard drops.
@@ -127,6 +125,11 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     signals::install_run_handlers().map_err(|e| e.to_string())?;
     // Restores the previous governor when dropped: at the end of the run, however it ends.
     let _governor = governor.map(RunGovernor::hold).transpose()?;
+    // The profile's audit checks, of the machine as the run measures it (governor held).
+    let profile = match &config.profile {
+        Some(profile) => profile.json(&config, &profile.audit()),
+        None => serde_json::Value::Null,
+    };
 
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
@@ -224,9 +227,32 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         nanoseconds,
         as_cyclictest,
         args,
-        start_unix,
-        end_unix,
+        (start_unix, end_unix),
+        &profile,
     )
+}
+
+/// What `--governor` and `--profile` hold for the run on its threads' CPUs, checked (nothing
+/// changed yet): `--governor` or the profile's governor, and the profile's frequency.
+fn run_governor(config: &RunConfig, plan: &Plan) -> Result<Option<RunGovernor>, String> {
+    let cpus = plan.threads.iter().map(|t| t.cpu);
+    let Some(profile) = &config.profile else {
+        return match &config.governor {
+            Some(name) => RunGovernor::check(name, &format!("--governor {name}"), cpus).map(Some),
+            None => Ok(None),
+        };
+    };
+    let asked_by = match &config.governor {
+        Some(name) => format!("--governor {name}"),
+        None => profile.option(),
+    };
+    let governor = RunGovernor::check(profile.governor(config), &asked_by, cpus)?;
+    match profile.board.frequency.fixed_khz {
+        Some(khz) => governor
+            .with_frequency(u64::from(khz), &profile.option())
+            .map(Some),
+        None => Ok(Some(governor)),
+    }
 }
 
 /// The main thread's job while the measurement runs: refresh the screen, print `-v`
@@ -372,8 +398,8 @@ fn finish(
     nanoseconds: bool,
     as_cyclictest: bool,
     args: &[String],
-    start_unix: u64,
-    end_unix: u64,
+    (start_unix, end_unix): (u64, u64),
+    profile: &serde_json::Value,
 ) -> Result<ExitCode, String> {
     let mut out = String::new();
     if config.quiet && config.histogram.is_none() {
@@ -443,7 +469,7 @@ fn finish(
             end_unix,
             return_code: i32::from(code),
             nanoseconds,
-            config: config_json(config, plan),
+            config: config_json(config, plan, profile),
             break_tid: (break_tid != 0).then_some(break_tid),
             lost_samples: lost,
             numa_nodes: !config.smp,
@@ -500,10 +526,7 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
                 Timer::Posix => TimerKind::PosixTimer,
                 Timer::Timerfd => TimerKind::TimerFd,
             },
-            clock: match config.clock {
-                Clock::Monotonic => ClockId::Monotonic,
-                Clock::Realtime => ClockId::Realtime,
-            },
+            clock: config.clock,
             linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
             aligned_offset_ns: match config.align {
                 Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),
@@ -518,13 +541,15 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
         .collect()
 }
 
-/// The common start for aligned starts: now, or the next full second with `--secaligned`.
+/// The common start for aligned starts, in the run clock's nanoseconds: now, or the next
+/// full second with `--secaligned`.
 fn epoch(config: &RunConfig) -> u64 {
-    let clock = PosixClock::new(match config.clock {
-        Clock::Monotonic => ClockId::Monotonic,
-        Clock::Realtime => ClockId::Realtime,
-    });
-    let now = clock.now_ns().unwrap_or(0);
+    let now = match config.clock {
+        Clock::Monotonic => PosixClock::new(ClockId::Monotonic).now_ns().unwrap_or(0),
+        Clock::Realtime => PosixClock::new(ClockId::Realtime).now_ns().unwrap_or(0),
+        #[cfg(target_arch = "aarch64")]
+        Clock::Cntvct => rtlat_arm64::GenericTimer::new().map_or(0, |clock| clock.now_ns()),
+    };
     match config.align {
         Some(Align::SecAligned { .. }) => (now / 1_000_000_000 + 1) * 1_000_000_000,
         _ => now,
@@ -585,7 +610,7 @@ fn args_line(args: &[String], as_cyclictest: bool) -> String {
         .join(" ")
 }
 
-fn config_json(config: &RunConfig, plan: &Plan) -> serde_json::Value {
+fn config_json(config: &RunConfig, plan: &Plan, profile: &serde_json::Value) -> serde_json::Value {
     json!({
         "threads": plan.threads.iter().map(|t| json!({
             "index": t.index, "cpu": t.cpu, "policy": t.policy.sched_name(),
@@ -594,12 +619,13 @@ fn config_json(config: &RunConfig, plan: &Plan) -> serde_json::Value {
         "loops": config.loops,
         "duration_s": config.duration.map(|d| d.as_secs_f64()),
         "timer": config.timer.name(),
-        "clock": match config.clock { Clock::Monotonic => "CLOCK_MONOTONIC", Clock::Realtime => "CLOCK_REALTIME" },
+        "clock": config.clock.c_name(),
         "mlockall": config.mlockall,
         "cpu_dma_latency_us": config.dma_latency_us(),
         "histogram_buckets": config.histogram.map(|h| h.buckets),
         "unit": if config.unit == Unit::Ns { "ns" } else { "us" },
         "breaktrace": config.breaktrace,
         "fail_above_us": config.fail_above_us,
+        "profile": profile,
     })
 }

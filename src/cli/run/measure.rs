@@ -9,14 +9,17 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
+use core::fmt::Display;
+
 use rtlat_core::cycle::Sample;
-use rtlat_core::{CycleConfig, CycleEngine, Layout, Linear, Outcome, Timer};
+use rtlat_core::{Clock as CoreClock, CycleConfig, CycleEngine, Layout, Linear, Outcome, Timer};
 use rtlat_linux::{
     AbsoluteSleep, ClockId, Ftrace, NanoSleep, PageFaults, Policy, PosixClock, PosixTimer,
     RelativeSleep, ThreadSetup, TimerFd, TimerKind,
 };
 
 use super::live::{LiveFigures, LiveStatus};
+use super::options::Clock;
 use super::report::{LinearReport, RunHistogram, ThreadReport};
 use super::ring::SampleRing;
 use super::seconds::{SECOND_NS, SecondWindows, WindowRing};
@@ -41,7 +44,7 @@ pub struct MeasurePlan {
     /// How to sleep.
     pub timer: TimerKind,
     /// Which clock.
-    pub clock: ClockId,
+    pub clock: Clock,
     /// cyclictest's fixed-width histogram: (buckets, width ns).
     pub linear: Option<(usize, u64)>,
     /// First deadline offset from the common start when starts are aligned, ns.
@@ -82,7 +85,7 @@ pub struct RunShared {
 
 /// Runs one measurement thread to the end of the run. Errors are one-line messages.
 ///
-/// The loop is compiled once per timer kind, so a cycle pays no dispatch on the timer.
+/// The loop is compiled once per clock and timer pair, so a cycle pays no dispatch on either.
 ///
 /// `histogram` is made by the caller (on a thread with a large stack): building its 30 KiB
 /// on this thread's small stack would need room for the temporaries.
@@ -91,26 +94,73 @@ pub fn run_thread(
     shared: &RunShared,
     histogram: Box<RunHistogram>,
 ) -> Result<ThreadReport, String> {
-    let clock = plan.clock;
     let h = histogram;
-    match plan.timer {
-        TimerKind::Absolute => measure(plan, shared, h, || Ok(AbsoluteSleep::new(clock))),
-        TimerKind::Relative => measure(plan, shared, h, || Ok(RelativeSleep::new(clock))),
-        TimerKind::NanoSleep => measure(plan, shared, h, || Ok(NanoSleep::new(clock))),
-        TimerKind::PosixTimer => {
-            measure(plan, shared, h, || PosixTimer::new(clock, plan.interval_ns))
+    let id = match plan.clock {
+        Clock::Monotonic => ClockId::Monotonic,
+        Clock::Realtime => ClockId::Realtime,
+        // The generic-timer counter, and its timer (absolute deadlines only: the options
+        // refuse any other with this clock).
+        #[cfg(target_arch = "aarch64")]
+        Clock::Cntvct => {
+            return measure(plan, shared, h, || {
+                let clock = rtlat_arm64::GenericTimer::new().map_err(|e| e.to_string())?;
+                let timer =
+                    rtlat_arm64::GenericTimerSleep::new(&clock).map_err(|e| e.to_string())?;
+                Ok((clock, timer))
+            });
         }
-        TimerKind::TimerFd => measure(plan, shared, h, || TimerFd::new(clock, plan.interval_ns)),
+    };
+    let clock = PosixClock::new(id);
+    let interval = plan.interval_ns;
+    let linux = |e: rtlat_linux::Error| e.to_string();
+    match plan.timer {
+        TimerKind::Absolute => measure(plan, shared, h, || Ok((clock, AbsoluteSleep::new(id)))),
+        TimerKind::Relative => measure(plan, shared, h, || Ok((clock, RelativeSleep::new(id)))),
+        TimerKind::NanoSleep => measure(plan, shared, h, || Ok((clock, NanoSleep::new(id)))),
+        TimerKind::PosixTimer => measure(plan, shared, h, || {
+            Ok((clock, PosixTimer::new(id, interval).map_err(linux)?))
+        }),
+        TimerKind::TimerFd => measure(plan, shared, h, || {
+            Ok((clock, TimerFd::new(id, interval).map_err(linux)?))
+        }),
     }
 }
 
-/// [`run_thread`] with a concrete timer, made on this thread by `make_timer`.
-fn measure<T: Timer<Error = rtlat_linux::Error>>(
+/// Wake-ups a timer found before its deadline on the measured clock and finished itself
+/// (rtlat-arm64's counter timer); `None` for timers that sleep on the measured clock itself.
+pub trait EarlyWakeups {
+    /// The count so far, if the timer keeps one.
+    fn early_wakeups(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl EarlyWakeups for AbsoluteSleep {}
+impl EarlyWakeups for RelativeSleep {}
+impl EarlyWakeups for NanoSleep {}
+impl EarlyWakeups for PosixTimer {}
+impl EarlyWakeups for TimerFd {}
+
+#[cfg(target_arch = "aarch64")]
+impl EarlyWakeups for rtlat_arm64::GenericTimerSleep {
+    fn early_wakeups(&self) -> Option<u64> {
+        Some(rtlat_arm64::GenericTimerSleep::early_wakeups(self))
+    }
+}
+
+/// [`run_thread`] with a concrete clock and timer, made on this thread by `make`.
+fn measure<C, T>(
     plan: &MeasurePlan,
     shared: &RunShared,
     histogram: Box<RunHistogram>,
-    make_timer: impl FnOnce() -> Result<T, rtlat_linux::Error>,
-) -> Result<ThreadReport, String> {
+    make: impl FnOnce() -> Result<(C, T), String>,
+) -> Result<ThreadReport, String>
+where
+    C: CoreClock,
+    C::Error: Display,
+    T: Timer + EarlyWakeups,
+    T::Error: Display,
+{
     let live = &shared.live[plan.index];
     let ring = shared.rings[plan.index].as_ref();
     let seconds_ring = &shared.seconds[plan.index];
@@ -120,7 +170,7 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         live,
         stop: &shared.stop,
     };
-    let prepared = prepare(plan, live, histogram, make_timer);
+    let prepared = prepare(plan, live, histogram, make);
     // Meet the others even after a failure, so nobody waits forever.
     shared.ready.wait();
     shared.go.wait();
@@ -135,11 +185,13 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         None => None,
     };
     if shared.stop.load(Ordering::Acquire) {
-        return Ok(state.finish(plan, &engine, linear, 0));
+        return Ok(state.finish(plan, &mut engine, linear, 0));
     }
     match plan.aligned_offset_ns {
         Some(offset) => {
-            engine.start_at(shared.epoch_ns.load(Ordering::Acquire) + offset + plan.interval_ns);
+            // The epoch is in the clock's nanoseconds; the engine counts the clock's ticks.
+            let first = shared.epoch_ns.load(Ordering::Acquire) + offset + plan.interval_ns;
+            engine.start_at(engine.scale().from_ns(first));
         }
         None => engine
             .start()
@@ -224,7 +276,7 @@ fn measure<T: Timer<Error = rtlat_linux::Error>>(
         .unwrap_or(0);
     seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
     result?;
-    let mut report = state.finish(plan, &engine, linear, faults);
+    let mut report = state.finish(plan, &mut engine, linear, faults);
     report.allocations = allocations;
     Ok(report)
 }
@@ -256,12 +308,12 @@ struct ThreadState {
 }
 
 /// Sets up the calling thread and allocates its state.
-fn prepare<T: Timer<Error = rtlat_linux::Error>>(
+fn prepare<C: CoreClock, T: Timer>(
     plan: &MeasurePlan,
     live: &LiveStatus,
     histogram: Box<RunHistogram>,
-    make_timer: impl FnOnce() -> Result<T, rtlat_linux::Error>,
-) -> Result<(ThreadState, CycleEngine<PosixClock, T>), String> {
+    make: impl FnOnce() -> Result<(C, T), String>,
+) -> Result<(ThreadState, CycleEngine<C, T>), String> {
     let failed = |e: rtlat_linux::Error| format!("thread {}: {e}", plan.index);
     rtlat_linux::signals::block_run_signals().map_err(failed)?;
     let mut setup = ThreadSetup::new(plan.policy, plan.priority);
@@ -289,8 +341,7 @@ fn prepare<T: Timer<Error = rtlat_linux::Error>>(
     }
     spikes.clear();
 
-    let clock = PosixClock::new(plan.clock);
-    let timer = make_timer().map_err(failed)?;
+    let (clock, timer) = make().map_err(|e| format!("thread {}: {e}", plan.index))?;
     let config = CycleConfig {
         interval_ns: plan.interval_ns,
         loops: plan.loops,
@@ -347,10 +398,10 @@ impl ThreadState {
         }
     }
 
-    fn finish<T: Timer>(
+    fn finish<C: CoreClock, T: Timer + EarlyWakeups>(
         mut self,
         plan: &MeasurePlan,
-        engine: &CycleEngine<PosixClock, T>,
+        engine: &mut CycleEngine<C, T>,
         linear: Option<Linear>,
         minor_faults: u64,
     ) -> ThreadReport {
@@ -369,7 +420,15 @@ impl ThreadState {
             broke: self.broke,
             minor_faults,
             allocations: 0,
-            spikes: self.spikes,
+            // Wake-up times leave in the clock's nanoseconds.
+            spikes: {
+                let scale = engine.scale();
+                self.spikes
+                    .iter()
+                    .map(|&(latency, wake)| (latency, scale.to_ns(wake)))
+                    .collect()
+            },
+            early_wakeups: engine.timer_mut().early_wakeups(),
             spikes_total: self.spikes_total,
             seconds: Default::default(),
         }
@@ -405,7 +464,7 @@ mod tests {
             loops: Some(50),
             break_above_ns: None,
             timer: TimerKind::Absolute,
-            clock: ClockId::Monotonic,
+            clock: Clock::Monotonic,
             linear: Some((100, 1000)),
             aligned_offset_ns: None,
             prefault_stack: 16 * 1024,
@@ -455,5 +514,48 @@ mod tests {
         assert_eq!(report.allocations, 0, "nothing allocated while measuring");
         assert!(shared.live[0].finished());
         assert_eq!(shared.live[0].read().cycles, 50);
+    }
+
+    /// On aarch64 (a board, or qemu-aarch64 in CI): the same thread on the generic-timer
+    /// counter, with its counter timer; wake-ups never before the counter deadline.
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn a_thread_measures_on_the_generic_timer() {
+        let shared = shared(1);
+        let plan = MeasurePlan {
+            clock: Clock::Cntvct,
+            ..plan()
+        };
+        let report = std::thread::scope(|s| {
+            let worker = s.spawn(|| run_thread(&plan, &shared, new_run_histogram()));
+            shared.ready.wait();
+            shared.go.wait();
+            worker.join().unwrap()
+        })
+        .unwrap();
+        assert_eq!(report.summary().count(), 50);
+        assert!(
+            report.summary().min().unwrap() >= 0,
+            "never before the deadline"
+        );
+        assert_eq!(report.allocations, 0, "nothing allocated while measuring");
+        assert!(
+            report.early_wakeups.is_some(),
+            "the counter timer reports its count"
+        );
+    }
+
+    #[test]
+    fn posix_clocks_report_no_early_wake_up_count() {
+        let shared = shared(1);
+        let plan = plan();
+        let report = std::thread::scope(|s| {
+            let worker = s.spawn(|| run_thread(&plan, &shared, new_run_histogram()));
+            shared.ready.wait();
+            shared.go.wait();
+            worker.join().unwrap()
+        })
+        .unwrap();
+        assert_eq!(report.early_wakeups, None);
     }
 }

@@ -6,6 +6,8 @@ pub mod live;
 pub mod measure;
 pub mod options;
 pub mod output;
+// --profile NAME: a board profile as the run's defaults.
+pub mod profile;
 pub mod report;
 pub mod ring;
 // Per-second windows (shared with `rtlat latency`): the time series in the JSON.

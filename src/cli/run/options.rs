@@ -53,9 +53,11 @@
 //! - **cyclictest options rtlat does not implement** (`-F/--fifo`, `-o/--oscope`,
 //!   `-R/--resolution`, `--dbg_cyclictest`, `--deepest-idle-state`) are refused by name, not
 //!   half-honoured.
-//! - rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`) must be spelled in
-//!   full, so that `rtlat run` abbreviates long options exactly as cyclictest does; invoked as
-//!   `cyclictest`, rtlat refuses them.
+//! - rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
+//!   be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
+//!   does; invoked as `cyclictest`, rtlat refuses them.
+//! - `--profile NAME` fills in the settings the command line leaves out from a board profile
+//!   (see [`super::profile`]): the options given win, whatever their order.
 //!
 //! Kept as cyclictest does it (checked against cyclictest 2.40): without `-a`, thread `i` is
 //! still pinned to the `i`-th available CPU (round-robin); `-S` keeps the default distance of
@@ -67,9 +69,11 @@ use core::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rtlat_arm64::BoardProfile;
 use rtlat_linux::cpuset::CpuSet;
 
 use super::getopt::{self, Describe, HasArg, Peek, Spec};
+use super::profile::{self, Given, RunProfile};
 use super::values::{self, NumberError};
 
 /// Default `-i`: 1000 µs.
@@ -184,6 +188,10 @@ pub struct RunConfig {
     pub fail_above_us: Option<u64>,
     /// `--governor` (rtlat): the cpufreq governor the run's CPUs get for the run only.
     pub governor: Option<String>,
+    /// `--profile` (rtlat): the board profile whose settings filled in `threads`, `affinity`,
+    /// `policy` and `priority` where the command line left them out, and whose cpufreq
+    /// settings are held for the run (`--governor` overrides its governor).
+    pub profile: Option<RunProfile>,
     /// Whether rtlat was invoked as `cyclictest` (then rtlat's own options were refused).
     pub invoked_as_cyclictest: bool,
 }
@@ -225,6 +233,7 @@ impl Default for RunConfig {
             refresh_on_max: false,
             fail_above_us: None,
             governor: None,
+            profile: None,
             invoked_as_cyclictest: false,
         }
     }
@@ -337,6 +346,23 @@ pub enum Clock {
     Monotonic,
     /// `-c 1`: CLOCK_REALTIME.
     Realtime,
+    /// `-c cntvct` (rtlat, aarch64 only): the ARM generic timer's virtual count, read in user
+    /// space; deadlines are translated to CLOCK_MONOTONIC for the sleep (rtlat-arm64's
+    /// `GenericTimerSleep`). Absent, not faked, on other architectures.
+    #[cfg(target_arch = "aarch64")]
+    Cntvct,
+}
+
+impl Clock {
+    /// The clock's name in reports: `CLOCK_MONOTONIC`, `CLOCK_REALTIME`, `CNTVCT_EL0`.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Clock::Monotonic => "CLOCK_MONOTONIC",
+            Clock::Realtime => "CLOCK_REALTIME",
+            #[cfg(target_arch = "aarch64")]
+            Clock::Cntvct => "CNTVCT_EL0",
+        }
+    }
 }
 
 /// An aligned start: all threads' first deadlines share a reference time.
@@ -511,6 +537,9 @@ impl RunConfig {
     pub fn plan(&self, available: &CpuSet) -> Result<Plan, UsageError> {
         if available.is_empty() {
             return Err(UsageError::NoCpus);
+        }
+        if let Some(profile) = &self.profile {
+            profile.check_cpus(available)?;
         }
         let pinned = match &self.affinity {
             Some(spec) => Some(spec.resolve(available, "-a/--affinity")?),
@@ -748,6 +777,16 @@ pub enum UsageError {
     },
     /// No CPU is available to run the threads on.
     NoCpus,
+    /// `--profile` lays threads out on CPUs that are not available (a machine with fewer
+    /// CPUs than the board), and `-t`/`-a` did not choose others.
+    ProfileCpus {
+        /// The profile's name.
+        profile: &'static str,
+        /// The CPUs the profile's threads would run on.
+        needs: CpuSet,
+        /// The CPUs available (online and in the process's affinity mask).
+        available: CpuSet,
+    },
     /// An output file that cannot be written.
     NotWritable {
         /// The option (`--json`).
@@ -827,6 +866,26 @@ impl fmt::Display for UsageError {
                 f,
                 "no CPU is available to run the measuring threads (the process's affinity mask and the online CPUs do not overlap)"
             ),
+            UsageError::ProfileCpus {
+                profile,
+                needs,
+                available,
+            } => {
+                // The run that fits: as many threads as both have, on the first available CPUs.
+                let fit: Vec<usize> = available.iter().take(needs.len()).collect();
+                let fit = CpuSet::from_cpus(fit.iter().copied()).unwrap_or_default();
+                let cpus = |set: &CpuSet| {
+                    let s = if set.len() == 1 { "" } else { "s" };
+                    format!("CPU{s} {set}")
+                };
+                write!(
+                    f,
+                    "--profile {profile} needs {}, but this machine has {} (online and allowed for this process): -t and -a override the profile's CPUs, e.g. --profile {profile} -t {} -a {fit}",
+                    cpus(needs),
+                    cpus(available),
+                    fit.len()
+                )
+            }
             UsageError::NotWritable {
                 option,
                 path,
@@ -848,6 +907,8 @@ impl std::error::Error for UsageError {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Opt {
     Affinity,
+    /// `-n`/`--nanosleep`: cyclictest before 2.0 (clock_nanosleep, now the default).
+    Nanosleep,
     Aligned,
     Breaktrace,
     Clock,
@@ -892,6 +953,7 @@ enum Opt {
     Unit,
     Timer,
     Governor,
+    Profile,
 }
 
 const fn spec(
@@ -953,6 +1015,7 @@ const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Priospread, None, "priospread", No, true),
     spec(Opt::Relative, Some('r'), "relative", No, true),
     spec(Opt::Resolution, Some('R'), "resolution", No, true),
+    spec(Opt::Nanosleep, Some('n'), "nanosleep", No, true),
     spec(
         Opt::Secaligned,
         None,
@@ -992,6 +1055,7 @@ const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Unit, None, "unit", Required, false),
     spec(Opt::Timer, None, "timer", Required, false),
     spec(Opt::Governor, None, "governor", Required, false),
+    spec(Opt::Profile, None, "profile", Required, false),
 ];
 
 fn spec_of(id: Opt) -> &'static Spec<Opt> {
@@ -1015,7 +1079,17 @@ fn expected(id: Opt) -> String {
         Opt::Breaktrace | Opt::Spike => {
             format!("a latency threshold of 1 to {MAX_THRESHOLD} (µs, or ns with -N/--unit ns)")
         }
-        Opt::Clock => "0 (CLOCK_MONOTONIC) or 1 (CLOCK_REALTIME)".into(),
+        Opt::Clock => {
+            if rtlat_arm64::HAS_GENERIC_TIMER {
+                "0 (CLOCK_MONOTONIC), 1 (CLOCK_REALTIME) or cntvct (the ARM generic timer)".into()
+            } else {
+                format!(
+                    "0 (CLOCK_MONOTONIC) or 1 (CLOCK_REALTIME); cntvct (the ARM generic timer) \
+                     exists only on aarch64 and this rtlat is built for {}",
+                    rtlat_arm64::TARGET_ARCH
+                )
+            }
+        }
         Opt::Distance => format!("a distance of 0 to {MAX_INTERVAL_US} µs"),
         Opt::Duration => format!(
             "a whole number of seconds, optionally followed by s, m, h or d (e.g. 30, 10s, 5m, 2h, 1d), at most {MAX_DURATION_SECS} s"
@@ -1039,6 +1113,7 @@ fn expected(id: Opt) -> String {
         Opt::Governor => {
             "a cpufreq governor name: letters, digits, _ or -, at most 15 characters (e.g. performance)".into()
         }
+        Opt::Profile => format!("a board profile: {}", profile::names()),
         Opt::DefaultSystem
         | Opt::Laptop
         | Opt::Mlockall
@@ -1055,6 +1130,7 @@ fn expected(id: Opt) -> String {
         | Opt::Unbuffered
         | Opt::Verbose
         | Opt::DbgCyclictest
+        | Opt::Nanosleep
         | Opt::Help
         | Opt::PosixTimers => "no value".into(),
     }
@@ -1121,7 +1197,7 @@ fn policy(value: &str) -> Option<Policy> {
 /// Parses the words after `rtlat run` (or after `cyclictest`), without the program name.
 ///
 /// `invoked_as_cyclictest`: rtlat was run under the name `cyclictest`; its own options
-/// (`--fail-above`, `--unit`, `--timer`, `--governor`) are then refused.
+/// (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) are then refused.
 pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, UsageError> {
     let found = getopt::scan(args, SPECS, &Expectations)?;
     if found.iter().any(|f| f.id == Opt::Help) {
@@ -1145,6 +1221,16 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     let mut histogram_size = None;
     let mut with_total = false;
     let mut priority_text = None;
+    let mut board = None;
+    // The settings a profile fills in, where the command line gave them (in any order).
+    let gave = |id: Opt| found.iter().any(|f| f.id == id);
+    let given = Given {
+        threads: gave(Opt::Threads),
+        affinity: gave(Opt::Affinity),
+        smp: gave(Opt::Smp),
+        priority: gave(Opt::Priority),
+        policy: gave(Opt::Policy),
+    };
 
     for item in found {
         let id = item.id;
@@ -1182,6 +1268,8 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
                 config.clock = match value {
                     "0" => Clock::Monotonic,
                     "1" => Clock::Realtime,
+                    #[cfg(target_arch = "aarch64")]
+                    "cntvct" => Clock::Cntvct,
                     _ => return Err(invalid(id, value)),
                 }
             }
@@ -1250,12 +1338,18 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             Opt::Fifo
             | Opt::Oscope
             | Opt::Resolution
+            | Opt::Nanosleep
             | Opt::DbgCyclictest
             | Opt::DeepestIdleState => {
                 return Err(unsupported(id));
             }
-            Opt::FailAbove | Opt::Unit | Opt::Timer | Opt::Governor if invoked_as_cyclictest => {
+            Opt::FailAbove | Opt::Unit | Opt::Timer | Opt::Governor | Opt::Profile
+                if invoked_as_cyclictest =>
+            {
                 return Err(UsageError::RtlatOnly { option: name(id) });
+            }
+            Opt::Profile => {
+                board = Some(BoardProfile::by_name(value).ok_or_else(|| invalid(id, value))?);
             }
             Opt::FailAbove => config.fail_above_us = Some(number(id, value, 0, MAX_THRESHOLD)?),
             Opt::Governor if !crate::cli::cpufreq::is_governor_name(value) => {
@@ -1330,8 +1424,20 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
         // At most 99, so it fits.
         config.priority = Some(u8::try_from(priority).unwrap_or(MAX_RT_PRIORITY));
     }
+    if let Some(board) = board {
+        profile::fill_in(&mut config, board, &given);
+    }
     check_priority(&config)?;
     config.timer = resolve_timer(relative, system, posix, timer)?;
+    #[cfg(target_arch = "aarch64")]
+    if config.clock == Clock::Cntvct && config.timer != Timer::Absolute {
+        return Err(UsageError::Conflict {
+            option: "-c/--clock cntvct".into(),
+            with: format!("--timer {}", config.timer.name()),
+            reason: "the generic-timer clock sleeps to absolute deadlines only (--timer abs)"
+                .into(),
+        });
+    }
     config.unit = match (nsecs, unit) {
         (true, Some(Unit::Us)) => {
             return Err(UsageError::Conflict {
@@ -1387,6 +1493,9 @@ fn unsupported(id: Opt) -> UsageError {
         Opt::Oscope => "use -v and reduce the samples with another tool",
         Opt::Resolution => "rtlat reports clock facts in `rtlat audit`",
         Opt::DbgCyclictest => "it prints cyclictest's internal state",
+        Opt::Nanosleep => {
+            "cyclictest 2.0 removed it, as clock_nanosleep is the default sleep; drop -n"
+        }
         _ => {
             "rtlat leaves idle states to the system; pin them with the kernel command line or tuned"
         }

@@ -69,6 +69,13 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              \x20     --governor=NAME    cpufreq governor of the threads' CPUs for this run only\n\
              \x20                        (e.g. performance); the previous one is restored at exit\n",
         );
+        text.push_str(&format!(
+            "\x20     --profile=NAME     a board's settings as defaults: one thread per board CPU\n\
+             \x20                        (-t -a CPUS), --policy, -p, --governor, the frequency held\n\
+             \x20                        for the run, and its rtlat audit checks (told on stderr);\n\
+             \x20                        options given override it. NAME: {}\n",
+            super::profile::names()
+        ));
     }
     text.push_str(
         "\n\
@@ -102,6 +109,8 @@ mod tests {
             );
         }
         assert!(rtlat.contains("--timer") && !cyclictest.contains("--timer"));
+        assert!(rtlat.contains("--profile=NAME") && !cyclictest.contains("--profile"));
+        assert!(rtlat.contains("NAME: bubblegum96"));
         assert!(cyclictest.starts_with("Usage: cyclictest"));
         assert!(
             rtlat.lines().all(|l| l.chars().count() <= 100),

@@ -21,7 +21,8 @@ use serde_json::{Map, Value, json};
 use super::Report;
 use crate::cli::audit::finding::{Finding, Severity, Summary};
 
-fn finding(finding: &Finding) -> Value {
+/// One finding as JSON: `{ "id", "severity", "title", "evidence": [{ "source", "value" }], "remedy" }`.
+pub fn finding(finding: &Finding) -> Value {
     let evidence: Vec<Value> = finding
         .evidence
         .iter()

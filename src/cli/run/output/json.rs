@@ -157,7 +157,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
     .into_iter()
     .map(|(name, p)| (name.to_string(), json!(h.percentile(p))))
     .collect();
-    json!({
+    let mut extra = json!({
         "unit": "ns",
         "tid": t.tid,
         "priority": t.priority,
@@ -177,7 +177,12 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         // Per-second min/avg/max/overruns (bounded: see cli::run::seconds).
         "seconds": t.seconds.to_json(),
         "histogram": serde_json::to_value(&**h).unwrap_or(Value::Null),
-    })
+    });
+    // Only the generic-timer clock's timer translates deadlines, and so can wake early.
+    if let (Some(early), Some(map)) = (t.early_wakeups, extra.as_object_mut()) {
+        map.insert("early_wakeups".into(), json!(early));
+    }
+    extra
 }
 
 /// uname's fields as cyclictest reports them.
