@@ -30,7 +30,8 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
          \x20 -d, --distance=US      thread i's interval is -i + i × US (default 500)\n\
          \x20 -l, --loops=N          stop when a thread has done N cycles (default 0: no limit)\n\
          \x20 -D, --duration=TIME    stop after TIME: seconds, or a number with s, m, h or d\n\
-         \x20 -c, --clock=N          0: CLOCK_MONOTONIC (default), 1: CLOCK_REALTIME\n\
+         \x20 -c, --clock=N          0: CLOCK_MONOTONIC (default), 1: CLOCK_REALTIME, cntvct: the ARM\n\
+         \x20                        generic timer, read in user space (aarch64 only; absolute sleeps)\n\
          \x20 -r, --relative         sleep relative to now instead of to an absolute deadline\n\
          \x20 -s, --system           sleep with plain nanosleep\n\
          \x20 -x, --posix_timers     wake from a periodic POSIX timer\n\
