@@ -41,7 +41,12 @@ def main() -> int:
     )
     expect(thread["min"] * 1000 <= ours["min"] < (thread["min"] + 1) * 1000, "µs min vs ns min")
     expect(thread["max"] * 1000 <= ours["max"] < (thread["max"] + 1) * 1000, "µs max vs ns max")
-    expect(isinstance(ours.get("early_wakeups"), int), "early_wakeups missing")
+    translation = ours.get("deadline_translation") or {}
+    for key in ("early_wakeups", "slew_ppm", "calibrations", "refused"):
+        expect(isinstance(translation.get(key), int), f"deadline_translation.{key} missing")
+    expect(translation.get("calibrations", 0) >= 1, "the rate was never measured")
+    expect(translation.get("refused") == 0, "a rate measurement was refused")
+    expect(abs(translation.get("slew_ppm", 0)) < 1000, "slew beyond 0.1 %")
     expect(ours["allocations_while_measuring"] == 0, "allocated while measuring")
     expect(ours["overruns"] >= 0 and run["rtlat"]["overruns"] == ours["overruns"], "overruns")
     if problems:
@@ -50,8 +55,10 @@ def main() -> int:
         return 1
     print(
         f"{path}: CNTVCT_EL0, {loops} cycles, min {ours['min']} ns, p99 {p['p99']} ns, "
-        f"max {ours['max']} ns, {ours['overruns']} overruns, {ours['early_wakeups']} early "
-        "wake-ups finished on the counter (qemu-user: not a latency figure)"
+        f"max {ours['max']} ns, {ours['overruns']} overruns, "
+        f"{translation['early_wakeups']} early wake-ups finished on the counter, "
+        f"slew {translation['slew_ppm']} ppm over {translation['calibrations']} rate "
+        "measurements (qemu-user: not latency figures)"
     )
     return 0
 

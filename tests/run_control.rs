@@ -165,6 +165,13 @@ fn sigusr1_reports_and_sigterm_ends_the_run_cleanly() {
     signal_ends_the_run_cleanly(libc::SIGTERM);
 }
 
+/// A hang-up (the ssh session of a long board run dropped) ends the run as SIGTERM does, so
+/// whatever the run changed (governor, frequency, cpu_dma_latency) is restored.
+#[test]
+fn sigusr1_reports_and_sighup_ends_the_run_cleanly() {
+    signal_ends_the_run_cleanly(libc::SIGHUP);
+}
+
 /// Runs `--fail-above LIMIT` and checks the exit status against the maximum in the JSON.
 fn fail_above(limit_us: u64) -> i32 {
     let dir = TempDir::new("fail-above");

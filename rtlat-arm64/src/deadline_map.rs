@@ -10,9 +10,14 @@
 //!
 //! - **The pair.** The counter is read before and after the monotonic clock; the midpoint is
 //!   taken as the counter at the monotonic reading, so the pair's error is at most half the
-//!   bracket (tens of ns natively) with no bias either way.
+//!   bracket (tens of ns natively; the vDSO reads the counter early in its call, so the
+//!   midpoint leans a little late, which maps the deadline a few ns early). A bracket widened
+//!   by an interrupt is read again (the timer keeps the narrowest of a few tries), so an
+//!   interruption *before* the sleep does not move the deadline.
 //! - **The rate.** CLOCK_MONOTONIC nanoseconds per tick, in 32.32 fixed point. It starts at
-//!   the nominal rate (`CNTFRQ_EL0`) and is re-measured from two pairs at least
+//!   the nominal rate (`CNTFRQ_EL0`), is measured once before the run
+//!   ([`calibrate_between`](DeadlineMap::calibrate_between), which refuses a counter whose
+//!   rate is not what `CNTFRQ_EL0` says), and is re-measured from two pairs at least
 //!   [`CALIBRATION_WINDOW_NS`] apart: one division a second, never per cycle. A pair with a
 //!   wide bracket (the thread was preempted between the reads) is not used, nor a rate more
 //!   than [`MAX_SLEW_PPM`] from nominal (NTP never slews that far; a suspend, or a counter
@@ -62,6 +67,8 @@ impl Pair {
 /// Counter deadlines → `CLOCK_MONOTONIC` deadlines, at the monotonic clock's measured rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeadlineMap {
+    /// The counter's stated rate, Hz.
+    rate_hz: u64,
     /// CLOCK_MONOTONIC ns per tick at the nominal rate, 32.32 fixed point.
     nominal: u64,
     /// The rate in use, 32.32 fixed point.
@@ -89,6 +96,7 @@ impl DeadlineMap {
         let window_ticks = (CALIBRATION_WINDOW_NS as u128 * rate_hz as u128 / 1_000_000_000) as u64;
         let max_bracket = (MAX_BRACKET_NS as u128 * rate_hz as u128 / 1_000_000_000) as u64;
         Ok(DeadlineMap {
+            rate_hz,
             nominal,
             ns_per_tick: nominal,
             anchor: None,
@@ -127,16 +135,44 @@ impl DeadlineMap {
     /// The rate between two pairs a window apart (cold: one division).
     #[cold]
     fn calibrate(&mut self, from: Pair, to: Pair) {
-        let ticks = (to.ticks - from.ticks) as u128;
-        let ns = (to.ns - from.ns) as u128;
-        let measured = (ns << FRACTION_BITS) / ticks;
-        let nominal = self.nominal as u128;
-        if measured.abs_diff(nominal) * 1_000_000 > nominal * MAX_SLEW_PPM as u128 {
+        if self.calibrate_between(from, to).is_err() {
             self.refused += 1;
-            return;
         }
-        self.ns_per_tick = measured as u64;
+    }
+
+    /// Measures the rate between two pairs (in time order, any distance apart: the longer,
+    /// the better) and takes it; [`Error::RateMismatch`] — the rate unchanged — when the
+    /// counter runs more than [`MAX_SLEW_PPM`] away from its stated rate against
+    /// CLOCK_MONOTONIC (a wrong `CNTFRQ_EL0`, or clocks that went back).
+    pub fn calibrate_between(&mut self, from: Pair, to: Pair) -> Result<(), Error> {
+        let ticks = to.ticks.saturating_sub(from.ticks) as u128;
+        let ns = to.ns.saturating_sub(from.ns) as u128;
+        let nominal = self.nominal as u128;
+        match (ns << FRACTION_BITS).checked_div(ticks) {
+            Some(measured)
+                if measured.abs_diff(nominal) * 1_000_000 <= nominal * MAX_SLEW_PPM as u128 =>
+            {
+                self.ns_per_tick = measured as u64;
+            }
+            _ => {
+                return Err(Error::RateMismatch {
+                    stated_hz: self.rate_hz(),
+                    measured_hz: (ticks * 1_000_000_000).checked_div(ns).unwrap_or(0) as u64,
+                });
+            }
+        }
         self.calibrations += 1;
+        Ok(())
+    }
+
+    /// The counter's stated rate (the one the map was made for), Hz.
+    pub const fn rate_hz(&self) -> u64 {
+        self.rate_hz
+    }
+
+    /// [`MAX_BRACKET_NS`] in ticks: a pair with a wider bracket is read again.
+    pub const fn max_bracket(&self) -> u64 {
+        self.max_bracket
     }
 
     /// The `CLOCK_MONOTONIC` time (ns) at which the counter reaches `deadline`, from a fresh
@@ -289,6 +325,36 @@ mod tests {
         // Clocks going backwards restart the window.
         map.observe(Pair::bracketed(0, 0, 0));
         assert_eq!(map.refused(), 2);
+    }
+
+    #[test]
+    fn calibration_between_two_pairs() {
+        let mut map = DeadlineMap::new(RATE).unwrap();
+        assert_eq!(map.rate_hz(), RATE);
+        // 100 ms apart, monotonic 300 ppm fast: taken.
+        let (a, b) = (pair_at(0, 5, 300), pair_at(RATE / 10, 5, 300));
+        assert_eq!(map.calibrate_between(a, b), Ok(()));
+        assert_eq!(map.calibrations(), 1);
+        assert!((map.slew_ppm() - 300).abs() <= 1, "{}", map.slew_ppm());
+        // A counter really at 24 MHz that CNTFRQ calls 19.2 MHz: refused with both rates.
+        let mut map = DeadlineMap::new(RATE).unwrap();
+        let b = Pair::bracketed(2_400_000, 100_000_000, 2_400_000);
+        assert_eq!(
+            map.calibrate_between(Pair::bracketed(0, 0, 0), b),
+            Err(Error::RateMismatch {
+                stated_hz: RATE,
+                measured_hz: 24_000_000
+            })
+        );
+        assert_eq!((map.calibrations(), map.slew_ppm()), (0, 0));
+        // No time between the pairs: refused, no division by zero.
+        assert!(map.calibrate_between(b, b).is_err());
+        let message = Error::RateMismatch {
+            stated_hz: RATE,
+            measured_hz: 24_000_000,
+        }
+        .to_string();
+        assert!(message.contains("24000000 Hz") && message.contains("19200000 Hz"));
     }
 
     #[test]

@@ -27,9 +27,18 @@ pub(crate) const TARGET_ARCH: &str = if cfg!(target_arch = "aarch64") {
 
 /// The errors of rtlat-arm64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// `CNTFRQ_EL0` reads 0: the firmware never programmed the generic-timer frequency.
     ZeroFrequency,
+    /// The counter does not run at the rate `CNTFRQ_EL0` states, measured against
+    /// `CLOCK_MONOTONIC` (more than 0.1 % apart).
+    RateMismatch {
+        /// The stated rate, Hz.
+        stated_hz: u64,
+        /// The rate measured against CLOCK_MONOTONIC, Hz.
+        measured_hz: u64,
+    },
     /// The generic-timer clock was asked for on another architecture.
     NotAarch64 {
         /// The architecture of this build (`x86_64`, …).
@@ -44,6 +53,15 @@ impl fmt::Display for Error {
                 "CNTFRQ_EL0 reads 0: the firmware did not program the generic-timer frequency; \
                  give the board's counter rate explicitly (GenericTimer::with_rate) \
                  or fix the boot firmware",
+            ),
+            Error::RateMismatch {
+                stated_hz,
+                measured_hz,
+            } => write!(
+                f,
+                "the generic-timer counter runs at {measured_hz} Hz against CLOCK_MONOTONIC, \
+                 but CNTFRQ_EL0 says {stated_hz} Hz (more than 0.1 % apart): its latencies would \
+                 be wrong; fix the firmware's CNTFRQ_EL0, or measure on CLOCK_MONOTONIC (-c 0)"
             ),
             Error::NotAarch64 { arch } => write!(
                 f,

@@ -124,6 +124,14 @@ impl RunGovernor {
                 }
                 None => eprintln!("# cpufreq frequency already held at {khz} on {cpus}"),
             }
+            // The kernel may clamp a written limit without an error (a thermal or PM QoS
+            // limit): read back what holds now.
+            if let Some(now) = not_held_at(&Facts::live(), &self.cpus, frequency.khz) {
+                eprintln!(
+                    "warning: cpufreq limits on {cpus} read {now} after holding {khz}: \
+                     a thermal or QoS limit overrides them; the run goes on"
+                );
+            }
         }
         Ok(HeldGovernor {
             hold,
@@ -165,6 +173,18 @@ impl Drop for HeldGovernor {
 /// Whether `change` sets a governor (else it sets a frequency limit).
 fn is_governor(change: &Change) -> bool {
     matches!(&change.target, Target::File { path } if path.ends_with("/scaling_governor"))
+}
+
+/// The limits of `cpus` (as [`ranges`] gives them) when they do not all hold `khz` as both
+/// `scaling_min_freq` and `scaling_max_freq`; `None` when they do.
+fn not_held_at(facts: &Facts, cpus: &CpuSet, khz: u64) -> Option<String> {
+    let held = policies(facts, cpus).is_ok_and(|policies| {
+        policies.iter().all(|(cpufreq, _)| {
+            cpufreq.scaling_min_khz().ok() == Some(khz)
+                && cpufreq.scaling_max_khz().ok() == Some(khz)
+        })
+    });
+    (!held).then(|| ranges(facts, cpus))
 }
 
 /// The frequency limits of `cpus` as `1.2GHz-2GHz` (`scaling_min_freq`-`scaling_max_freq`),
@@ -216,4 +236,47 @@ fn previous(changes: &[Change]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hp-t630 tree: every CPU at 1.2-2 GHz (rtlat-linux/tests/data).
+    fn hp_t630() -> Facts {
+        Facts::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/rtlat-linux/tests/data/hp-t630"
+        ))
+    }
+
+    #[test]
+    fn a_frequency_not_held_is_told_with_the_limits_in_force() {
+        let cpus = CpuSet::parse("0-1").unwrap();
+        assert_eq!(
+            not_held_at(&hp_t630(), &cpus, 1_600_000).as_deref(),
+            Some("1.2GHz-2GHz")
+        );
+        // Limits that really are the frequency (min = max) hold; a missing tree does not.
+        let dir = std::env::temp_dir().join(format!("rtlat-held-{}", std::process::id()));
+        for cpu in 0..2 {
+            let cpufreq = dir.join(format!("sys/devices/system/cpu/cpu{cpu}/cpufreq"));
+            std::fs::create_dir_all(&cpufreq).unwrap();
+            for (file, value) in [
+                ("scaling_min_freq", "1600000"),
+                ("scaling_max_freq", "1600000"),
+                ("scaling_governor", "performance"),
+                ("related_cpus", &cpu.to_string()),
+            ] {
+                std::fs::write(cpufreq.join(file), format!("{value}\n")).unwrap();
+            }
+        }
+        std::fs::create_dir_all(dir.join("sys/devices/system/cpu")).unwrap();
+        std::fs::write(dir.join("sys/devices/system/cpu/online"), "0-1\n").unwrap();
+        let held = not_held_at(&Facts::at(&dir), &cpus, 1_600_000);
+        let missing = not_held_at(&Facts::at(dir.join("nothing")), &cpus, 1_600_000);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(held, None);
+        assert!(missing.is_some());
+    }
 }

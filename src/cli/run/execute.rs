@@ -64,6 +64,12 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // --governor, --profile: checked now, before anything changes; set once signals end the
     // run cleanly.
     let governor = run_governor(&config, &plan)?;
+    // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
+    // (100 ms), before anything changes.
+    #[cfg(target_arch = "aarch64")]
+    if config.clock == Clock::Cntvct {
+        super::measure::counter_clock()?;
+    }
     if config.smi {
         return Err("--smi: SMI counting is not supported on this CPU (it needs an Intel CPU and the msr driver); run without --smi".into());
     }

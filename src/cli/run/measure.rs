@@ -103,9 +103,7 @@ pub fn run_thread(
         #[cfg(target_arch = "aarch64")]
         Clock::Cntvct => {
             return measure(plan, shared, h, || {
-                let clock = rtlat_arm64::GenericTimer::new().map_err(|e| e.to_string())?;
-                let timer =
-                    rtlat_arm64::GenericTimerSleep::new(&clock).map_err(|e| e.to_string())?;
+                let (clock, timer) = counter_clock()?;
                 Ok((clock, timer))
             });
         }
@@ -126,25 +124,64 @@ pub fn run_thread(
     }
 }
 
-/// Wake-ups a timer found before its deadline on the measured clock and finished itself
-/// (rtlat-arm64's counter timer); `None` for timers that sleep on the measured clock itself.
-pub trait EarlyWakeups {
-    /// The count so far, if the timer keeps one.
-    fn early_wakeups(&self) -> Option<u64> {
+/// How long the counter timer measures CLOCK_MONOTONIC's rate before the run.
+#[cfg(target_arch = "aarch64")]
+const CALIBRATION: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The generic-timer clock and its timer, calibrated against CLOCK_MONOTONIC: refused (the
+/// line to print) when `CNTFRQ_EL0` is 0 or the counter does not run at its rate. The main
+/// thread calls it once before changing anything; each measurement thread makes its own.
+#[cfg(target_arch = "aarch64")]
+pub fn counter_clock() -> Result<(rtlat_arm64::GenericTimer, rtlat_arm64::GenericTimerSleep), String>
+{
+    let failed = |e: &dyn Display| format!("-c/--clock cntvct: {e}");
+    let clock = rtlat_arm64::GenericTimer::new().map_err(|e| failed(&e))?;
+    let mut timer = rtlat_arm64::GenericTimerSleep::new(&clock).map_err(|e| failed(&e))?;
+    timer
+        .calibrate(CALIBRATION)
+        .map_err(|e| failed(&e))?
+        .map_err(|e| failed(&e))?;
+    Ok((clock, timer))
+}
+
+/// What a timer that translates deadlines to another clock did (rtlat-arm64's counter
+/// timer), for the JSON; `None` for timers that sleep on the measured clock itself.
+pub trait DeadlineTranslation {
+    /// The figures so far, if the timer translates.
+    fn translation(&self) -> Option<TranslationFigures> {
         None
     }
 }
 
-impl EarlyWakeups for AbsoluteSleep {}
-impl EarlyWakeups for RelativeSleep {}
-impl EarlyWakeups for NanoSleep {}
-impl EarlyWakeups for PosixTimer {}
-impl EarlyWakeups for TimerFd {}
+/// A translating timer's figures (see rtlat-arm64's `DeadlineMap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranslationFigures {
+    /// Wake-ups before the deadline on the measured clock, finished on it.
+    pub early_wakeups: u64,
+    /// CLOCK_MONOTONIC's rate against the measured clock's stated rate, ppm, at the end.
+    pub slew_ppm: i64,
+    /// Rate measurements taken (the one before the run, then one a second).
+    pub calibrations: u64,
+    /// Rate measurements refused (beyond 0.1 %, or clocks going back).
+    pub refused: u64,
+}
+
+impl DeadlineTranslation for AbsoluteSleep {}
+impl DeadlineTranslation for RelativeSleep {}
+impl DeadlineTranslation for NanoSleep {}
+impl DeadlineTranslation for PosixTimer {}
+impl DeadlineTranslation for TimerFd {}
 
 #[cfg(target_arch = "aarch64")]
-impl EarlyWakeups for rtlat_arm64::GenericTimerSleep {
-    fn early_wakeups(&self) -> Option<u64> {
-        Some(rtlat_arm64::GenericTimerSleep::early_wakeups(self))
+impl DeadlineTranslation for rtlat_arm64::GenericTimerSleep {
+    fn translation(&self) -> Option<TranslationFigures> {
+        let map = self.map();
+        Some(TranslationFigures {
+            early_wakeups: self.early_wakeups(),
+            slew_ppm: map.slew_ppm(),
+            calibrations: map.calibrations(),
+            refused: map.refused(),
+        })
     }
 }
 
@@ -158,7 +195,7 @@ fn measure<C, T>(
 where
     C: CoreClock,
     C::Error: Display,
-    T: Timer + EarlyWakeups,
+    T: Timer + DeadlineTranslation,
     T::Error: Display,
 {
     let live = &shared.live[plan.index];
@@ -398,7 +435,7 @@ impl ThreadState {
         }
     }
 
-    fn finish<C: CoreClock, T: Timer + EarlyWakeups>(
+    fn finish<C: CoreClock, T: Timer + DeadlineTranslation>(
         mut self,
         plan: &MeasurePlan,
         engine: &mut CycleEngine<C, T>,
@@ -428,7 +465,7 @@ impl ThreadState {
                     .map(|&(latency, wake)| (latency, scale.to_ns(wake)))
                     .collect()
             },
-            early_wakeups: engine.timer_mut().early_wakeups(),
+            translation: engine.timer_mut().translation(),
             spikes_total: self.spikes_total,
             seconds: Default::default(),
         }
@@ -539,14 +576,14 @@ mod tests {
             "never before the deadline"
         );
         assert_eq!(report.allocations, 0, "nothing allocated while measuring");
-        assert!(
-            report.early_wakeups.is_some(),
-            "the counter timer reports its count"
-        );
+        let translation = report.translation.expect("the counter timer reports");
+        assert!(translation.calibrations >= 1, "calibrated before the run");
+        assert_eq!(translation.refused, 0);
+        assert!(translation.slew_ppm.abs() < 1_000);
     }
 
     #[test]
-    fn posix_clocks_report_no_early_wake_up_count() {
+    fn posix_clocks_report_no_translation() {
         let shared = shared(1);
         let plan = plan();
         let report = std::thread::scope(|s| {
@@ -556,6 +593,6 @@ mod tests {
             worker.join().unwrap()
         })
         .unwrap();
-        assert_eq!(report.early_wakeups, None);
+        assert_eq!(report.translation, None);
     }
 }

@@ -1268,6 +1268,13 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
                 config.clock = match value {
                     "0" => Clock::Monotonic,
                     "1" => Clock::Realtime,
+                    // rtlat's own value: cyclictest's -c takes a number only.
+                    #[cfg(target_arch = "aarch64")]
+                    "cntvct" if invoked_as_cyclictest => {
+                        return Err(UsageError::RtlatOnly {
+                            option: "-c cntvct".into(),
+                        });
+                    }
                     #[cfg(target_arch = "aarch64")]
                     "cntvct" => Clock::Cntvct,
                     _ => return Err(invalid(id, value)),
@@ -1431,9 +1438,18 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     config.timer = resolve_timer(relative, system, posix, timer)?;
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct && config.timer != Timer::Absolute {
+        // Named as typed: -s, -x, -r, or --timer KIND.
+        let with = [
+            (system, Opt::System),
+            (posix, Opt::PosixTimers),
+            (relative, Opt::Relative),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then(|| name(flag)))
+        .unwrap_or_else(|| format!("--timer {}", config.timer.name()));
         return Err(UsageError::Conflict {
             option: "-c/--clock cntvct".into(),
-            with: format!("--timer {}", config.timer.name()),
+            with,
             reason: "the generic-timer clock sleeps to absolute deadlines only (--timer abs)"
                 .into(),
         });

@@ -72,9 +72,9 @@ pub struct ThreadReport {
     pub spikes: Vec<(i64, u64)>,
     /// `--spike`: how many latencies crossed the trigger in all.
     pub spikes_total: u64,
-    /// Wake-ups the timer caught before the deadline on the measured clock and finished
-    /// itself (only the generic-timer clock's timer keeps this count).
-    pub early_wakeups: Option<u64>,
+    /// What the timer did translating deadlines to the clock it sleeps on (only the
+    /// generic-timer clock's timer translates).
+    pub translation: Option<super::measure::TranslationFigures>,
     /// Per-second min/avg/max/overruns, bounded (filled by the main thread from the
     /// thread's window ring; empty when the thread hands its report back).
     pub seconds: SecondsSeries,

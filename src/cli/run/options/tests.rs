@@ -565,10 +565,24 @@ fn clocks() {
         );
         assert_eq!(config.clock.c_name(), "CNTVCT_EL0");
         assert_eq!(run("-c cntvct --timer abs").clock, Clock::Cntvct);
-        for other in ["-r", "-s", "-x", "--timer timerfd", "--timer rel"] {
+        for (other, named) in [
+            ("-r", "-r/--relative"),
+            ("-s", "-s/--system"),
+            ("-x", "-x/--posix_timers"),
+            ("--timer timerfd", "--timer timerfd"),
+            ("--timer rel", "--timer rel"),
+        ] {
             let e = error(&format!("-c cntvct {other}"));
-            assert!(e.contains("cntvct") && e.contains("abs"), "{other}: {e}");
+            assert!(
+                e.starts_with(&format!("-c/--clock cntvct conflicts with {named}: ")),
+                "{other}: {e}"
+            );
         }
+        let as_cyclictest = parse(&words("-c cntvct"), true).unwrap_err().to_string();
+        assert!(
+            as_cyclictest.contains("rtlat run -c cntvct"),
+            "{as_cyclictest}"
+        );
     }
     #[cfg(not(target_arch = "aarch64"))]
     {

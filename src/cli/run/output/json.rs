@@ -178,9 +178,18 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         "seconds": t.seconds.to_json(),
         "histogram": serde_json::to_value(&**h).unwrap_or(Value::Null),
     });
-    // Only the generic-timer clock's timer translates deadlines, and so can wake early.
-    if let (Some(early), Some(map)) = (t.early_wakeups, extra.as_object_mut()) {
-        map.insert("early_wakeups".into(), json!(early));
+    // Only the generic-timer clock's timer translates deadlines (to CLOCK_MONOTONIC), and
+    // so can wake early on the counter or meet a rate it refuses.
+    if let (Some(t), Some(map)) = (t.translation, extra.as_object_mut()) {
+        map.insert(
+            "deadline_translation".into(),
+            json!({
+                "early_wakeups": t.early_wakeups,
+                "slew_ppm": t.slew_ppm,
+                "calibrations": t.calibrations,
+                "refused": t.refused,
+            }),
+        );
     }
     extra
 }
