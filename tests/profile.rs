@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{
-    Alias, Json, Outcome, TempDir, child_of, copy_dir, fake_cpu_dir, online_cpus, rtlat, run,
-    same_dir, spawn_with_fake_cpus,
+    Alias, Json, Outcome, Running, TempDir, child_of, copy_dir, fake_cpu_dir, online_cpus, rtlat,
+    run, same_dir, spawn_with_fake_cpus,
 };
 
 const QUICK: Duration = Duration::from_secs(20);
@@ -380,16 +380,24 @@ fn require_cpus_0_and_1() {
     );
 }
 
-#[test]
-fn the_profile_is_held_for_the_run_and_restored() {
-    let _serial = common::measuring();
+/// A profile run over a fake cpufreq tree, seen holding performance / 1.6 GHz.
+struct HeldRun {
+    _dir: TempDir,
+    fake: PathBuf,
+    pristine: PathBuf,
+    json: PathBuf,
+}
+
+/// Starts a profile run of `loops` cycles ("0": until a signal) in a private mount namespace
+/// over a copy of the fake cpufreq tree, and checks the hold twice while it runs.
+fn start_held_run(name: &str, loops: &str) -> (HeldRun, Running) {
     require_cpus_0_and_1();
-    let dir = TempDir::new("profile-run");
+    let dir = TempDir::new(name);
     let fake = fake_cpu_dir(&dir);
     let pristine = dir.join("pristine");
     copy_dir(&fake, &pristine);
     let json = dir.join("run.json");
-    let args = profile_args(json.to_str().unwrap(), "2000");
+    let args = profile_args(json.to_str().unwrap(), loops);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let child = spawn_with_fake_cpus(&fake, &args);
     assert!(
@@ -400,39 +408,47 @@ fn the_profile_is_held_for_the_run_and_restored() {
     assert_held(&fake);
     std::thread::sleep(Duration::from_millis(300));
     assert_held(&fake);
+    let run = HeldRun {
+        _dir: dir,
+        fake,
+        pristine,
+        json,
+    };
+    (run, child)
+}
+
+impl HeldRun {
+    /// After the run: each step told on stderr, the tree back byte for byte with no file
+    /// added, and the run's JSON.
+    fn assert_restored(&self, stderr: &str) {
+        assert_told(stderr);
+        assert!(
+            same_dir(&self.pristine, &self.fake),
+            "every file back, byte for byte"
+        );
+        assert!(same_dir(&self.fake, &self.pristine), "and no file added");
+        assert_json(&self.json);
+    }
+}
+
+#[test]
+fn the_profile_is_held_for_the_run_and_restored() {
+    let _serial = common::measuring();
+    let (run, child) = start_held_run("profile-run", "2000");
     let out = child.finish(QUICK);
     assert_eq!(out.code(), 0, "{}", out.stderr);
     let t: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("T:")).collect();
     assert_eq!(t.len(), 2, "{}", out.stdout);
     assert!(t.iter().all(|l| l.contains(" P:99 ")), "{}", out.stdout);
     assert!(t[0].contains("C:   2000"), "{}", out.stdout);
-    assert_told(&out.stderr);
-    assert!(same_dir(&pristine, &fake), "every file back, byte for byte");
-    assert!(same_dir(&fake, &pristine), "and no file added");
-    assert_json(&json);
+    run.assert_restored(&out.stderr);
 }
 
 #[test]
 fn the_profile_is_restored_on_sigint() {
     let _serial = common::measuring();
-    require_cpus_0_and_1();
-    let dir = TempDir::new("profile-sigint");
-    let fake = fake_cpu_dir(&dir);
-    let pristine = dir.join("pristine");
-    copy_dir(&fake, &pristine);
-    let json = dir.join("run.json");
     // No loop limit: only the signal ends it.
-    let args = profile_args(json.to_str().unwrap(), "0");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let child = spawn_with_fake_cpus(&fake, &args);
-    assert!(
-        child.wait_for_stderr("# cpufreq frequency held at", QUICK),
-        "{}",
-        child.stderr_so_far()
-    );
-    assert_held(&fake);
-    std::thread::sleep(Duration::from_millis(500));
-    assert_held(&fake);
+    let (run, child) = start_held_run("profile-sigint", "0");
     let pid = child_of(child.pid());
     // SAFETY: kill(2) on a process of this test's own making.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
@@ -444,9 +460,7 @@ fn the_profile_is_restored_on_sigint() {
         "the summary is printed: {}",
         out.stdout
     );
-    assert_told(&out.stderr);
-    assert!(same_dir(&pristine, &fake), "every file back, byte for byte");
-    assert_json(&json);
+    run.assert_restored(&out.stderr);
 }
 
 #[test]

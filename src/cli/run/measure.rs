@@ -533,17 +533,21 @@ mod tests {
         assert!(shared.stop.load(Ordering::Acquire), "the run stops");
     }
 
-    #[test]
-    fn a_thread_measures_its_loops_and_reports_them() {
-        let shared = shared(1);
-        let plan = plan();
-        let report = std::thread::scope(|s| {
-            let worker = s.spawn(|| run_thread(&plan, &shared, new_run_histogram()));
+    /// Runs one measurement thread for `plan` as the main thread would, to its end.
+    fn measure_one(plan: &MeasurePlan, shared: &RunShared) -> ThreadReport {
+        std::thread::scope(|s| {
+            let worker = s.spawn(|| run_thread(plan, shared, new_run_histogram()));
             shared.ready.wait();
             shared.go.wait();
             worker.join().unwrap()
         })
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_thread_measures_its_loops_and_reports_them() {
+        let shared = shared(1);
+        let report = measure_one(&plan(), &shared);
         assert_eq!(report.summary().count(), 50);
         assert_eq!(report.histogram.count(), 50);
         let linear = report.linear.unwrap();
@@ -551,6 +555,10 @@ mod tests {
         assert_eq!(report.allocations, 0, "nothing allocated while measuring");
         assert!(shared.live[0].finished());
         assert_eq!(shared.live[0].read().cycles, 50);
+        assert_eq!(
+            report.translation, None,
+            "a POSIX clock's timer translates nothing"
+        );
     }
 
     /// On aarch64 (a board, or qemu-aarch64 in CI): the same thread on the generic-timer
@@ -558,18 +566,11 @@ mod tests {
     #[cfg(target_arch = "aarch64")]
     #[test]
     fn a_thread_measures_on_the_generic_timer() {
-        let shared = shared(1);
         let plan = MeasurePlan {
             clock: Clock::Cntvct,
             ..plan()
         };
-        let report = std::thread::scope(|s| {
-            let worker = s.spawn(|| run_thread(&plan, &shared, new_run_histogram()));
-            shared.ready.wait();
-            shared.go.wait();
-            worker.join().unwrap()
-        })
-        .unwrap();
+        let report = measure_one(&plan, &shared(1));
         assert_eq!(report.summary().count(), 50);
         assert!(
             report.summary().min().unwrap() >= 0,
@@ -580,19 +581,5 @@ mod tests {
         assert!(translation.calibrations >= 1, "calibrated before the run");
         assert_eq!(translation.refused, 0);
         assert!(translation.slew_ppm.abs() < 1_000);
-    }
-
-    #[test]
-    fn posix_clocks_report_no_translation() {
-        let shared = shared(1);
-        let plan = plan();
-        let report = std::thread::scope(|s| {
-            let worker = s.spawn(|| run_thread(&plan, &shared, new_run_histogram()));
-            shared.ready.wait();
-            shared.go.wait();
-            worker.join().unwrap()
-        })
-        .unwrap();
-        assert_eq!(report.translation, None);
     }
 }
