@@ -145,11 +145,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
         freq,
         apply: given("--apply"),
         save,
-        argv: ["rtlat", "cpufreq"]
-            .into_iter()
-            .map(str::to_owned)
-            .chain(args.iter().cloned())
-            .collect(),
+        argv: crate::cli::tuning::args::command_line("cpufreq", args),
     }))
 }
 

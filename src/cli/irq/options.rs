@@ -103,9 +103,6 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
         default: given("--default"),
         apply: given("--apply"),
         save,
-        argv: std::iter::once("rtlat".to_owned())
-            .chain(std::iter::once("irq".to_owned()))
-            .chain(args.iter().cloned())
-            .collect(),
+        argv: crate::cli::tuning::args::command_line("irq", args),
     }))
 }

@@ -272,11 +272,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
         threads,
         apply: given("--apply"),
         save,
-        argv: ["rtlat", "threads"]
-            .into_iter()
-            .map(str::to_owned)
-            .chain(args.iter().cloned())
-            .collect(),
+        argv: crate::cli::tuning::args::command_line("threads", args),
     }))
 }
 

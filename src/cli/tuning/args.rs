@@ -158,6 +158,15 @@ pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, St
     Ok(Start::Run(options, rtlat_linux::facts::Facts::at(&root)))
 }
 
+/// The command line as typed, `rtlat COMMAND ARGS…`: what a restore file records.
+pub fn command_line(command: &str, args: &[String]) -> Vec<String> {
+    ["rtlat", command]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(args.iter().cloned())
+        .collect()
+}
+
 /// `invalid value 'VALUE' for OPTION: REASON`.
 pub fn invalid(option: &str, value: &str, reason: impl std::fmt::Display) -> String {
     format!("invalid value '{value}' for {option}: {reason}")
