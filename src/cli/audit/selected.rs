@@ -11,11 +11,22 @@ use super::finding::{Finding, Severity};
 use super::report;
 
 /// Every finding of the live machine (`/`) whose id is in `ids`, in the order `rtlat audit`
-/// reports them (every check runs; the rest are dropped).
-pub fn live(ids: &[&str]) -> Vec<Finding> {
+/// reports them (every check runs; the rest are dropped). An id the machine gives no finding
+/// (`irq.on_isolated` with no CPU isolated) is reported as such, `info`, so that the report
+/// accounts for every check asked for.
+pub fn live(ids: &[&'static str]) -> Vec<Finding> {
     let (ctx, mut findings) = Context::load(Facts::live(), None);
     findings.extend(checks::run(&ctx));
     findings.retain(|finding| ids.contains(&finding.id));
+    for id in ids {
+        if !findings.iter().any(|finding| finding.id == *id) {
+            findings.push(Finding::new(
+                id,
+                Severity::Info,
+                "nothing to judge on this machine (the check found no case to report)",
+            ));
+        }
+    }
     findings
 }
 
@@ -72,6 +83,13 @@ mod tests {
     #[test]
     fn only_the_ids_asked_for() {
         let findings = live(&["kernel.clocksource", "cpus.online"]);
+        // This VM isolates no CPU: the IRQ check has nothing to judge, and says so.
+        let isolated = live(&["irq.on_isolated"]);
+        assert_eq!(isolated.len(), 1, "{isolated:?}");
+        assert_eq!(isolated[0].id, "irq.on_isolated");
+        if isolated[0].severity == Severity::Info {
+            assert!(isolated[0].title.starts_with("nothing to judge"));
+        }
         assert!(
             findings.iter().any(|f| f.id == "kernel.clocksource"),
             "this machine has a clocksource: {findings:?}"
