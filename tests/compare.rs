@@ -18,9 +18,7 @@ fn peers() -> PathBuf {
 
 /// `rtlat compare ARGS` in tests/data/peers.
 fn compare(args: &[&str]) -> Outcome {
-    let mut all = vec!["compare"];
-    all.extend_from_slice(args);
-    run(&rtlat(), &all, Some(&peers()), QUICK)
+    common::rtlat_command("compare", args, Some(&peers()), QUICK)
 }
 
 fn json(out: &Outcome) -> serde_json::Value {
@@ -278,11 +276,7 @@ fn bad_files_exit_2_naming_the_file() {
     std::fs::write(dir.join("cut.txt"), cut).unwrap();
     let good = peers().join("cyclictest-2thr-hist.json");
     let good = good.to_str().unwrap();
-    let in_dir = |args: &[&str]| {
-        let mut all = vec!["compare"];
-        all.extend_from_slice(args);
-        run(&rtlat(), &all, Some(dir.path()), QUICK)
-    };
+    let in_dir = |args: &[&str]| common::rtlat_command("compare", args, Some(dir.path()), QUICK);
 
     let out = in_dir(&[good, "b.txt"]);
     refused(&out, &[]);

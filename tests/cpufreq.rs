@@ -22,9 +22,7 @@ use common::{
 };
 
 fn cpufreq(args: &[&str], cwd: &Path) -> Outcome {
-    let mut all = vec!["cpufreq"];
-    all.extend_from_slice(args);
-    run(&rtlat(), &all, Some(cwd), QUICK)
+    common::rtlat_command("cpufreq", args, Some(cwd), QUICK)
 }
 
 fn file(root: &Path, cpu: usize, name: &str) -> String {
@@ -278,9 +276,7 @@ fn bad_input_exits_2_with_one_line_naming_the_option() {
         let mut all = vec!["--root", root_text];
         all.extend(args.iter().copied());
         let out = cpufreq(&all, dir.path());
-        assert_eq!(out.code(), 2, "{args:?}: {}", out.stdout);
-        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
-        assert!(out.stderr.contains(fragment), "{args:?}: {}", out.stderr);
+        out.assert_refused(&args, fragment);
     }
     assert!(same_dir(&tree(), &root));
 }

@@ -8,16 +8,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{Outcome, TempDir, rtlat, run};
+use common::{Outcome, TempDir, as_nobody, is_root};
 
 const QUICK: Duration = Duration::from_secs(20);
 
 use common::{copy_of_hp_t630 as copy_of_tree, hp_t630_tree as tree, same_dir};
 
 fn irq(args: &[&str], cwd: &Path) -> Outcome {
-    let mut all = vec!["irq"];
-    all.extend_from_slice(args);
-    run(&rtlat(), &all, Some(cwd), QUICK)
+    common::rtlat_command("irq", args, Some(cwd), QUICK)
 }
 
 #[test]
@@ -318,10 +316,8 @@ fn bad_input_exits_2_with_one_line_naming_the_option() {
         let mut all = vec!["--root", root_text];
         all.extend(args.iter().copied());
         let out = irq(&all, dir.path());
-        assert_eq!(out.code(), 2, "{args:?}: {}", out.stdout);
-        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        out.assert_refused(&args, fragment);
         assert!(out.stderr.starts_with("rtlat irq: "), "{}", out.stderr);
-        assert!(out.stderr.contains(fragment), "{args:?}: {}", out.stderr);
     }
     let out = irq(&["--root", "/nonexistent-rtlat-root"], dir.path());
     assert_eq!(out.code(), 2);
@@ -377,14 +373,6 @@ fn current(path: &Path) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
         .map(|t| t.trim().to_owned())
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
 }
 
 /// The highest online CPU, which IRQs are moved away from (this VM has CPUs 0-1).
@@ -477,31 +465,6 @@ fn rtlat_linux_cpus(list: &str) -> Vec<usize> {
         .unwrap()
         .iter()
         .collect()
-}
-
-/// Runs rtlat as user nobody (no capabilities) from a copy in a world-readable folder, as
-/// tests/privileges.rs does.
-fn as_nobody(args: &[&str]) -> std::process::Output {
-    use std::os::unix::fs::PermissionsExt as _;
-    let dir = std::env::temp_dir().join(format!("rtlat-irq-nobody-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let binary = dir.join("rtlat");
-    std::fs::copy(rtlat(), &binary).unwrap();
-    let out = std::process::Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&binary)
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .expect("setpriv (util-linux) must be installed");
-    std::fs::remove_dir_all(&dir).unwrap();
-    out
 }
 
 #[test]

@@ -15,9 +15,7 @@ const FIXTURE: &str = include_str!("data/xenomai-latency-hs.txt");
 const GNUPLOT_FIXTURE: &str = include_str!("data/xenomai-latency-gnuplot.txt");
 
 fn latency(args: &[&str]) -> Outcome {
-    let mut all = vec!["latency"];
-    all.extend_from_slice(args);
-    let out = run(&rtlat(), &all, None, Duration::from_secs(60));
+    let out = common::rtlat_command("latency", args, None, Duration::from_secs(60));
     out.code();
     out
 }
@@ -444,9 +442,7 @@ fn bad_input_is_refused_with_one_line_naming_the_option() {
         (&["-x"], "unknown option"),
         (&["5"], "unexpected argument"),
     ] {
-        let mut all = vec!["latency"];
-        all.extend_from_slice(args);
-        let out = run(&rtlat(), &all, None, Duration::from_secs(10));
+        let out = common::rtlat_command("latency", args, None, Duration::from_secs(10));
         assert_eq!(out.code(), 2, "{args:?}: {}", out.stderr);
         assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
         assert!(

@@ -2,45 +2,9 @@
 //! get it (exit 2) — unless `--policy other` was asked. Runs the binary as user `nobody`
 //! through `setpriv` (util-linux), from a copy in a world-readable temporary folder.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn as_nobody(args: &[&str]) -> Output {
-    assert!(
-        is_root(),
-        "these tests switch to user nobody and need to run as root"
-    );
-    let dir =
-        std::env::temp_dir().join(format!("rtlat-priv-{}-{}", std::process::id(), args.len()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let binary: PathBuf = dir.join("rtlat");
-    std::fs::copy(env!("CARGO_BIN_EXE_rtlat"), &binary).unwrap();
-    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&binary)
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .expect("setpriv (util-linux) must be installed");
-    std::fs::remove_dir_all(&dir).unwrap();
-    out
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
-}
+use common::as_nobody;
 
 #[test]
 fn fifo_without_privilege_is_refused_with_the_remedy() {

@@ -54,9 +54,7 @@ impl Keep {
 }
 
 fn rtlat_run(args: &[&str], cwd: &Path) -> Outcome {
-    let mut all = vec!["run"];
-    all.extend_from_slice(args);
-    run(&rtlat(), &all, Some(cwd), QUICK)
+    common::rtlat_command("run", args, Some(cwd), QUICK)
 }
 
 /// `CPU 0` or `CPUs 0-1`: this machine's online CPUs as the refusal names them.

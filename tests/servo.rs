@@ -5,13 +5,11 @@ mod common;
 
 use std::time::Duration;
 
-use common::{TempDir, measuring, rtlat, run};
+use common::{TempDir, measuring};
 use serde_json::Value;
 
 fn servo(args: &[&str]) -> common::Outcome {
-    let mut all = vec!["servo"];
-    all.extend_from_slice(args);
-    run(&rtlat(), &all, None, Duration::from_secs(60))
+    common::rtlat_command("servo", args, None, Duration::from_secs(60))
 }
 
 #[test]

@@ -5,19 +5,16 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{Outcome, TempDir, rtlat, run};
+use common::{Outcome, TempDir, as_nobody};
 
 const QUICK: Duration = Duration::from_secs(20);
 
 fn threads(args: &[&str], cwd: &Path) -> Outcome {
-    let mut all = vec!["threads"];
-    all.extend_from_slice(args);
-    run(&rtlat(), &all, Some(cwd), QUICK)
+    common::rtlat_command("threads", args, Some(cwd), QUICK)
 }
 
 /// A `sleep 30` child, killed on drop.
@@ -306,37 +303,10 @@ fn bad_input_exits_2_with_one_line() {
         ),
     ] {
         let out = threads(&args, dir.path());
-        assert_eq!(out.code(), 2, "{args:?}: {}", out.stdout);
-        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        out.assert_refused(&args, fragment);
         assert!(out.stderr.starts_with("rtlat threads: "), "{}", out.stderr);
-        assert!(out.stderr.contains(fragment), "{args:?}: {}", out.stderr);
     }
     assert_eq!(sleeper.rt(), (0, 0));
-}
-
-/// Runs rtlat as user nobody (no capabilities) from a copy in a world-readable folder, in
-/// that folder, as tests/privileges.rs does.
-fn as_nobody(args: &[&str]) -> std::process::Output {
-    let dir = std::env::temp_dir().join(format!("rtlat-threads-nobody-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let binary: PathBuf = dir.join("rtlat");
-    std::fs::copy(rtlat(), &binary).unwrap();
-    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&binary)
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .expect("setpriv (util-linux) must be installed");
-    std::fs::remove_dir_all(&dir).unwrap();
-    out
 }
 
 #[test]

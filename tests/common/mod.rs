@@ -125,6 +125,14 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A refused invocation: exit status 2 and one stderr line containing `fragment`
+    /// (`what` names the invocation in a failure).
+    pub fn assert_refused(&self, what: &dyn std::fmt::Debug, fragment: &str) {
+        assert_eq!(self.code(), 2, "{what:?}: {}", self.stdout);
+        assert_eq!(self.stderr.lines().count(), 1, "{what:?}: {}", self.stderr);
+        assert!(self.stderr.contains(fragment), "{what:?}: {}", self.stderr);
+    }
+
     /// The exit code; panics (with the output) if the process was killed or signalled.
     pub fn code(&self) -> i32 {
         match self.status.and_then(|s| s.code()) {
@@ -269,11 +277,21 @@ pub fn run(program: &Path, args: &[&str], cwd: Option<&Path>, timeout: Duration)
     spawn(program, args, cwd).finish(timeout)
 }
 
-/// `rtlat run ARGS`.
-pub fn rtlat_run(args: &[&str], cwd: Option<&Path>, timeout: Duration) -> Outcome {
-    let mut all = vec!["run"];
+/// `rtlat COMMAND ARGS` to the end (killed after `timeout`).
+pub fn rtlat_command(
+    command: &str,
+    args: &[&str],
+    cwd: Option<&Path>,
+    timeout: Duration,
+) -> Outcome {
+    let mut all = vec![command];
     all.extend_from_slice(args);
     run(&rtlat(), &all, cwd, timeout)
+}
+
+/// `rtlat run ARGS`.
+pub fn rtlat_run(args: &[&str], cwd: Option<&Path>, timeout: Duration) -> Outcome {
+    rtlat_command("run", args, cwd, timeout)
 }
 
 /// The CPUs listed in /sys/devices/system/cpu/online.
@@ -813,6 +831,39 @@ pub fn copy_of_hp_t630(tag: &str) -> (TempDir, std::path::PathBuf) {
 
 // ---------------------------------------------------------------------------------------------
 // `rtlat run` over a copied cpufreq tree, in a private mount namespace.
+
+/// Runs rtlat as user `nobody` with no capabilities (`setpriv`, util-linux), from a copy of
+/// the binary in a world-readable temporary folder, in that folder. Needs root.
+pub fn as_nobody(args: &[&str]) -> std::process::Output {
+    use std::os::unix::fs::PermissionsExt as _;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    assert!(
+        is_root(),
+        "these tests switch to user nobody and need to run as root"
+    );
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("rtlat-nobody-{}-{call}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let binary = dir.join("rtlat");
+    std::fs::copy(rtlat(), &binary).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&binary)
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .expect("setpriv (util-linux) must be installed");
+    std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
 
 /// Whether the tests run as root.
 pub fn is_root() -> bool {
