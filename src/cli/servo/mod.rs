@@ -304,24 +304,28 @@ fn supervise(config: &Config, shared: &Shared, rows: &[Row], cpu: usize, started
             }
         );
     }
+    // The table of the live figures, after moving back over the previous one (as cyclictest
+    // redraws) unless it is the first.
+    let redraw = |stdout: &mut std::io::StdoutLock, first: bool| {
+        let figures: Vec<Figures> = shared
+            .live
+            .iter()
+            .zip(rows)
+            .map(|(l, r)| Figures::from_live(&l.read(), r.period_ns))
+            .collect();
+        let mut out = String::new();
+        if !first {
+            let _ = write!(out, "\x1b[{}A", rows.len() + 1);
+        }
+        table(&mut out, rows, &figures);
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    };
     let mut first = true;
     loop {
         let done = shared.live.iter().any(|l| l.finished());
         if !config.quiet {
-            let figures: Vec<Figures> = shared
-                .live
-                .iter()
-                .zip(rows)
-                .map(|(l, r)| Figures::from_live(&l.read(), r.period_ns))
-                .collect();
-            let mut out = String::new();
-            if !first {
-                // Back over the header and the thread lines, as cyclictest redraws.
-                let _ = write!(out, "\x1b[{}A", rows.len() + 1);
-            }
-            table(&mut out, rows, &figures);
-            let _ = stdout.write_all(out.as_bytes());
-            let _ = stdout.flush();
+            redraw(&mut stdout, first);
             first = false;
         }
         if done {
@@ -338,17 +342,7 @@ fn supervise(config: &Config, shared: &Shared, rows: &[Row], cpu: usize, started
         std::thread::sleep(Duration::from_millis(1));
     }
     if !config.quiet {
-        let figures: Vec<Figures> = shared
-            .live
-            .iter()
-            .zip(rows)
-            .map(|(l, r)| Figures::from_live(&l.read(), r.period_ns))
-            .collect();
-        let mut out = String::new();
-        let _ = write!(out, "\x1b[{}A", rows.len() + 1);
-        table(&mut out, rows, &figures);
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
+        redraw(&mut stdout, false);
     }
 }
 
