@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic_file;
+pub mod exit_status;
 pub mod formats;
 #[doc(hidden)]
 #[allow(missing_docs)]
