@@ -30,6 +30,10 @@ fn bad_input_exits_2_with_one_line() {
             vec!["--cmdline", "/nonexistent/cmdline"],
             "--cmdline /nonexistent/cmdline: No such file or directory",
         ),
+        (
+            vec!["--cmdline", "/dev/zero"],
+            "--cmdline /dev/zero: larger than 1 MiB, the most rtlat reads of such a file",
+        ),
         (vec!["--suggest"], "--suggest needs --isolate CPUS"),
         (vec!["--isolate", "1"], "--isolate goes with --suggest"),
         (

@@ -312,6 +312,61 @@ fn bad_files_exit_2_naming_the_file() {
 }
 
 #[test]
+fn inputs_are_bounded_and_refused_naming_the_limit() {
+    let dir = TempDir::new("compare-bounds");
+    let good = peers().join("cyclictest-2thr-hist.json");
+    let good = good.to_str().unwrap();
+    // An endless device: refused at its first bytes, not read until memory runs out.
+    refused(
+        &compare(&["/dev/zero", good]),
+        &["/dev/zero", "binary content"],
+    );
+    // A file beyond the bound (sparse: no disk used) is refused before it is read.
+    let huge = dir.join("huge.txt");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((256 << 20) + 1)
+        .unwrap();
+    refused(
+        &compare(&[good, huge.to_str().unwrap()]),
+        &["huge.txt", "larger than 256 MiB, the most rtlat reads of such a file"],
+    );
+    refused(&compare(&[good, "/"]), &["/:", "directory"]);
+}
+
+#[test]
+fn a_wide_cyclictest_histogram_is_streamed_with_its_rows_read() {
+    // 200 000 rows (-h 200000), two threads, a count in three of them: read line by line,
+    // the same figures as the text parsed whole.
+    let dir = TempDir::new("compare-wide");
+    let mut text = String::from("# Histogram\n");
+    for bucket in 0..200_000u32 {
+        let count = match bucket {
+            7 => 5,
+            8 => 3,
+            199_998 => 1,
+            _ => 0,
+        };
+        text.push_str(&format!("{bucket:06} {count:06}\t{count:06}\n"));
+    }
+    text.push_str(
+        "# Total: 000000009 000000009\n# Min Latencies: 00007 00007\n\
+         # Avg Latencies: 00007 00007\n# Max Latencies: 199998 199998\n\
+         # Histogram Overflows: 00000 00000\n# Histogram Overflow at cycle number:\n\
+         # Thread 0:\n# Thread 1:\n",
+    );
+    std::fs::write(dir.join("wide.txt"), &text).unwrap();
+    let from_file = rtlat::formats::read_file(&dir.join("wide.txt")).unwrap();
+    let from_text = rtlat::formats::parse(&text).unwrap();
+    assert_eq!(from_file.series, from_text.series);
+    assert_eq!(from_file.series.len(), 2);
+    assert_eq!(from_file.series[0].max, Some(199_998_000));
+    let buckets = from_file.series[0].histogram.as_ref().unwrap();
+    assert_eq!(buckets.count(), 9);
+    assert_eq!(buckets.buckets().len(), 3);
+}
+
+#[test]
 fn too_few_files_or_unknown_options_exit_2() {
     refused(&compare(&[]), &["at least two"]);
     refused(

@@ -52,7 +52,9 @@ fn load_one(file: &str) -> Result<Input, String> {
     let timelines = match run.format {
         Format::RtlatJson => {
             // The readers do not model rtlat's per-second entries: read them here.
-            let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read: {e}"))?;
+            let bytes = crate::input::read_bounded(Path::new(file), crate::input::RESULT_FILE_MAX)
+                .map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&bytes);
             time_series::timelines(&run, &text)?
         }
         _ => time_series::timelines(&run, "")?,

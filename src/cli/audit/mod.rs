@@ -72,11 +72,14 @@ struct CmdlineFile {
 
 /// Reads `--cmdline FILE`.
 fn read_cmdline_file(path: &Path) -> Result<CmdlineFile, String> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = rtlat::input::read_bounded(path, rtlat::input::TEXT_FILE_MAX).map_err(|e| {
+        let why = match e {
+            rtlat::input::InputError::Io(e) => error_text(&e),
+            e => e.to_string(),
+        };
         format!(
-            "--cmdline {}: {}; give a file holding a kernel command line (or /etc/default/grub)",
+            "--cmdline {}: {why}; give a file holding a kernel command line (or /etc/default/grub)",
             path.display(),
-            error_text(&e)
         )
     })?;
     let text = String::from_utf8_lossy(&bytes);
