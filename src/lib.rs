@@ -4,6 +4,7 @@
 
 #![deny(missing_docs)]
 
+pub mod args;
 pub mod atomic_file;
 pub mod exit_status;
 pub mod formats;

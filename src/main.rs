@@ -10,7 +10,14 @@ static ALLOCATOR: allocations::CountingAllocator = allocations::CountingAllocato
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
+    let args = match rtlat::args::utf8(std::env::args_os()) {
+        Ok(args) => args,
+        Err(message) => {
+            let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
+            eprintln!("{name}: {message}");
+            return ExitCode::from(rtlat::exit_status::BAD_INPUT);
+        }
+    };
     let invoked_as = args
         .first()
         .and_then(|a| std::path::Path::new(a).file_name())
@@ -80,7 +87,23 @@ fn plot(args: &[String]) -> ExitCode {
         return ExitCode::from(2);
     };
     match std::process::Command::new(&program).args(args).status() {
-        Ok(status) => ExitCode::from(status.code().map_or(2, |c| c.clamp(0, 255) as u8)),
+        Ok(status) => match status.code() {
+            Some(code) => ExitCode::from(code.clamp(0, 255) as u8),
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                let signal = status.signal().unwrap_or(0);
+                let why = if signal == libc::SIGKILL {
+                    " (SIGKILL: out of memory, or killed)"
+                } else {
+                    ""
+                };
+                eprintln!(
+                    "rtlat plot: {} was killed by signal {signal}{why}; no plot was written",
+                    program.display()
+                );
+                ExitCode::from(rtlat::exit_status::NOT_WRITTEN)
+            }
+        },
         Err(e) => {
             eprintln!("rtlat plot: cannot run {}: {e}", program.display());
             ExitCode::from(2)

@@ -321,3 +321,72 @@ fn a_refused_run_loses_nothing() {
         "no temporary files"
     );
 }
+
+/// Runs `program` with `args` given as raw bytes; returns status, stdout and stderr.
+fn run_bytes(program: &Path, args: &[&[u8]]) -> (Option<i32>, String, String) {
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(program)
+        .args(args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn arguments_that_are_not_utf8_are_refused_in_one_line() {
+    let plot = rtlat().with_file_name("rtlat-plot");
+    let cases: [(&Path, &[&[u8]], &str); 4] = [
+        (&rtlat(), &[b"run", b"\xff"], "rtlat: argument 2 (\\xff)"),
+        (&rtlat(), &[b"\xfe"], "rtlat: argument 1 (\\xfe)"),
+        (
+            &rtlat(),
+            &[b"compare", b"a\xc3.json", b"b.json"],
+            "rtlat: argument 2 (a\\xc3.json)",
+        ),
+        (
+            &plot,
+            &[b"x\xff", b"-o", b"o.svg"],
+            "rtlat plot: argument 1",
+        ),
+    ];
+    for (program, args, start) in cases {
+        let (code, stdout, stderr) = run_bytes(program, args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(start) && stderr.contains("is not UTF-8 text"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_plot_whose_rtlat_plot_dies_says_so() {
+    // rtlat plot runs the rtlat-plot beside it. Killing a real rtlat-plot at the right moment
+    // is a race; a stand-in that is killed by SIGKILL at once (as the OOM killer does) is not:
+    // rtlat (hard-linked into a folder of its own) must name the signal and exit 4, not 2.
+    let dir = TempDir::new("plot-killed");
+    let binary = dir.join("rtlat");
+    std::fs::hard_link(rtlat(), &binary)
+        .or_else(|_| std::fs::copy(rtlat(), &binary).map(|_| ()))
+        .unwrap();
+    let stand_in = dir.join("rtlat-plot");
+    std::fs::write(&stand_in, "#!/bin/sh\nkill -KILL $$\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, stdout, stderr) = run_bytes(&binary, &[b"plot", b"a.json", b"-o", b"out.svg"]);
+    assert_eq!(code, Some(4), "{stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("rtlat plot: ")
+            && stderr.contains("was killed by signal 9 (SIGKILL: out of memory, or killed)")
+            && stderr.contains("no plot was written"),
+        "{stderr}"
+    );
+}

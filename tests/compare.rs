@@ -329,7 +329,10 @@ fn inputs_are_bounded_and_refused_naming_the_limit() {
         .unwrap();
     refused(
         &compare(&[good, huge.to_str().unwrap()]),
-        &["huge.txt", "larger than 256 MiB, the most rtlat reads of such a file"],
+        &[
+            "huge.txt",
+            "larger than 256 MiB, the most rtlat reads of such a file",
+        ],
     );
     refused(&compare(&[good, "/"]), &["/:", "directory"]);
 }

@@ -4,6 +4,11 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    rtlat::plot::main(&args)
+    match rtlat::args::utf8(std::env::args_os()) {
+        Ok(args) => rtlat::plot::main(&args[1..]),
+        Err(message) => {
+            eprintln!("rtlat plot: {message}");
+            ExitCode::from(rtlat::exit_status::BAD_INPUT)
+        }
+    }
 }

@@ -57,11 +57,7 @@ pub fn main(args: &[String]) -> ExitCode {
 
 /// `latency` when invoked under that name, `rtlat latency` otherwise.
 fn program_name() -> &'static str {
-    let invoked_as_latency = std::env::args()
-        .next()
-        .as_deref()
-        .and_then(|a| std::path::Path::new(a).file_name())
-        .is_some_and(|n| n == "latency");
+    let invoked_as_latency = rtlat::args::invoked_as().is_some_and(|n| n == "latency");
     if invoked_as_latency {
         "latency"
     } else {

@@ -604,9 +604,7 @@ fn unix_now() -> u64 {
 fn args_line(args: &[String], as_cyclictest: bool) -> String {
     // cyclictest's "cmdline:" is its argv joined by spaces, argv[0] as typed.
     let program = if as_cyclictest {
-        std::env::args()
-            .next()
-            .unwrap_or_else(|| "cyclictest".into())
+        rtlat::args::program().unwrap_or_else(|| "cyclictest".into())
     } else {
         "rtlat run".to_string()
     };

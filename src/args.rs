@@ -1,0 +1,69 @@
+//! The command line as text: every argument must be UTF-8 (options, numbers, CPU lists and
+//! file names alike); one that is not is refused in one line, never a panic.
+
+use std::ffi::OsString;
+
+/// `args` (argv, the program name first) as `String`s, or the line that refuses the first
+/// one that is not UTF-8: its position and its bytes with the bad ones escaped.
+pub fn utf8(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, String> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            arg.into_string().map_err(|bad| {
+                format!(
+                    "argument {i} ({}) is not UTF-8 text; every argument must be",
+                    escaped(&bad)
+                )
+            })
+        })
+        .collect()
+}
+
+/// `arg`'s bytes as text, each byte that is not UTF-8 written `\xNN`.
+fn escaped(arg: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    arg.as_bytes()
+        .utf8_chunks()
+        .flat_map(|chunk| {
+            let bad = chunk.invalid().iter().map(|b| format!("\\x{b:02x}"));
+            std::iter::once(chunk.valid().to_owned()).chain(bad)
+        })
+        .collect()
+}
+
+/// The name the program was started under (argv\[0\]'s file name), lossily as text.
+pub fn invoked_as() -> Option<String> {
+    let first = std::env::args_os().next()?;
+    let name = std::path::Path::new(&first).file_name()?;
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// argv\[0\] as typed, lossily as text.
+pub fn program() -> Option<String> {
+    std::env::args_os()
+        .next()
+        .map(|a| a.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStringExt;
+
+    #[test]
+    fn a_non_utf8_argument_is_refused_naming_it() {
+        let args = vec![
+            OsString::from("rtlat"),
+            OsString::from("run"),
+            OsString::from_vec(b"-a\xff1".to_vec()),
+        ];
+        assert_eq!(
+            utf8(args).unwrap_err(),
+            "argument 2 (-a\\xff1) is not UTF-8 text; every argument must be"
+        );
+        assert_eq!(
+            utf8([OsString::from("rtlat"), OsString::from("µs")]).unwrap(),
+            ["rtlat", "µs"]
+        );
+    }
+}
