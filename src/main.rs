@@ -56,8 +56,9 @@ fn main() -> ExitCode {
                  \x20      rtlat latency [OPTIONS]  Xenomai's latency test (also as argv[0] latency)\n\
                  \x20      rtlat servo [OPTIONS]    LinuxCNC's latency-test: base and servo thread jitter\n\
                  \x20      rtlat --version\n\n\
-                 Each command's --help tells more.",
-                env!("CARGO_PKG_VERSION")
+                 Each command's --help tells more.\n\n{}",
+                env!("CARGO_PKG_VERSION"),
+                rtlat::exit_status::HELP
             );
             if args.len() < 2 {
                 ExitCode::from(2)
