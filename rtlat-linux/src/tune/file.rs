@@ -5,8 +5,8 @@
 //! A kernel file is named by its system path (always one of [`WRITABLE`]'s folders, made of
 //! plain names) and opened under the root one component at a time, each with `O_NOFOLLOW`:
 //! a symbolic link anywhere below the root is refused, but for the one the kernel makes on
-//! real machines, `/sys/devices/system/cpu/cpuN/cpufreq` → `../cpufreq/policyK`, which is
-//! checked to be exactly that and walked by name. The file itself must be a regular file
+//! real machines, `/sys/devices/system/cpu/cpuN/cpufreq` → `../cpufreq/policyK` (before
+//! Linux 4.3, `../cpuK/cpufreq`), which is checked to be exactly that and walked by name. The file itself must be a regular file
 //! (what procfs and sysfs files are), so a FIFO, a device or a link planted in a tree is
 //! never opened for writing.
 
@@ -145,8 +145,8 @@ fn open(root: &Path, system_path: &str, access: Access<'_>) -> Result<File, Erro
         let name = c_name(name)?;
         let next = match open_dir(here.as_fd(), &name) {
             Err(_) if is_link(here.as_fd(), &name) => {
-                // Only `cpuN/cpufreq` → `../cpufreq/policyK`, walked by name from the folder
-                // above `cpuN`; any other link is refused.
+                // Only `cpuN/cpufreq` → `../cpufreq/policyK` or `../cpuK/cpufreq`, walked by
+                // name from the folder above `cpuN`; any other link is refused.
                 let so_far = under(root, &names[..=i].join("/"));
                 let policy = readlink_text(here.as_fd(), &name)
                     .filter(|_| is_cpufreq_link(&names[..=i]))
@@ -210,12 +210,12 @@ fn open_dir(dir: BorrowedFd<'_>, name: &CString) -> Result<OwnedFd, Errno> {
     )
 }
 
-/// `cpufreq/policyK` under the folder `above` (the one of the `cpuN` folders), no link
-/// followed: `Err(None)` when one of the two is a link.
-fn open_policy(above: BorrowedFd<'_>, policy: &str) -> Result<OwnedFd, Option<Errno>> {
+/// The folder `names` (two names) under the folder `above` (the one of the `cpuN` folders),
+/// no link followed: `Err(None)` when one of the two is a link.
+fn open_policy(above: BorrowedFd<'_>, names: &[String; 2]) -> Result<OwnedFd, Option<Errno>> {
     let mut dir: Option<OwnedFd> = None;
-    for name in ["cpufreq", policy] {
-        let name = CString::new(name).map_err(|_| Some(Errno::EINVAL))?;
+    for name in names {
+        let name = CString::new(name.as_str()).map_err(|_| Some(Errno::EINVAL))?;
         let here = dir.as_ref().map_or(above, OwnedFd::as_fd);
         match open_dir(here, &name) {
             Ok(fd) => dir = Some(fd),
@@ -245,12 +245,15 @@ fn is_cpufreq_link(names: &[&str]) -> bool {
     )
 }
 
-/// `policyK` from the link text `../cpufreq/policyK`, the only one the kernel makes there.
-fn cpufreq_policy(target: &str) -> Option<String> {
-    target
-        .strip_prefix("../cpufreq/")
-        .filter(|policy| policy.strip_prefix("policy").is_some_and(is_number))
-        .map(str::to_owned)
+/// The two names of the kernel's link texts there, `../cpufreq/policyK` (Linux 4.3 and later)
+/// and `../cpuK/cpufreq` (before: the policy's folder in its first CPU's); `None` for any
+/// other text.
+fn cpufreq_policy(target: &str) -> Option<[String; 2]> {
+    let rest = target.strip_prefix("../")?;
+    let (first, second) = rest.split_once('/')?;
+    let policy = first == "cpufreq" && second.strip_prefix("policy").is_some_and(is_number);
+    let old_style = second == "cpufreq" && first.strip_prefix("cpu").is_some_and(is_number);
+    (policy || old_style).then(|| [first.to_owned(), second.to_owned()])
 }
 
 fn is_number(text: &str) -> bool {
@@ -429,6 +432,29 @@ mod tests {
                 .contains("is a symbolic link where the kernel has none"),
             "{err}"
         );
+        // Before Linux 4.3: the link to the first CPU's folder.
+        std::fs::remove_file(cpu.join("cpu1/cpufreq")).unwrap();
+        std::fs::create_dir_all(cpu.join("cpu2/cpufreq")).unwrap();
+        std::fs::write(cpu.join("cpu2/cpufreq/scaling_governor"), "ondemand\n").unwrap();
+        std::os::unix::fs::symlink("../cpu2/cpufreq", cpu.join("cpu1/cpufreq")).unwrap();
+        write_value(
+            &root,
+            "/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor",
+            "powersave",
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(cpu.join("cpu2/cpufreq/scaling_governor")).unwrap(),
+            "powersave\n"
+        );
+        for text in [
+            "../cpufreq/../cpu2",
+            "../cpu2/cpufreq/",
+            "../cpux/cpufreq",
+            "../../cpufreq/policy0",
+        ] {
+            assert_eq!(cpufreq_policy(text), None, "{text}");
+        }
         // And the policy folder must not be a link itself.
         std::fs::rename(cpu.join("cpufreq/policy0"), cpu.join("cpufreq/real")).unwrap();
         std::os::unix::fs::symlink("real", cpu.join("cpufreq/policy0")).unwrap();
