@@ -130,7 +130,8 @@ fn governor_dry_run_apply_and_restore() {
     assert_eq!(
         saved["changes"][0],
         serde_json::json!({
-            "path": "/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor",
+            "setting": "cpufreq_governor",
+            "cpu": 2,
             "old": "ondemand",
             "new": "performance"
         })
@@ -152,7 +153,40 @@ fn governor_dry_run_apply_and_restore() {
     assert_eq!(out.code(), 0);
     assert_eq!(out.stdout, "# nothing to change\n");
 
-    let out = cpufreq(&["--restore", save.to_str().unwrap()], dir.path());
+    // Values not of this CPU's: refused as a whole, before anything is written.
+    let text = std::fs::read_to_string(&save).unwrap();
+    for (from, to, fragment) in [
+        (
+            "\"old\": \"ondemand\"",
+            "\"old\": \"turbo\"",
+            "change 1: CPU 2 has no cpufreq governor `turbo`: its governors are conservative ondemand",
+        ),
+        (
+            "\"old\": \"ondemand\"",
+            "\"old\": \"ondemand\\n\"",
+            "change 1: `ondemand\\n` is not a valid cpufreq governor",
+        ),
+        (
+            "\"cpu\": 3",
+            "\"cpu\": 7",
+            "change 2: CPU 7 has no cpufreq any more",
+        ),
+    ] {
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, text.replacen(from, to, 1)).unwrap();
+        let out = cpufreq(
+            &["--root", root_text, "--restore", bad.to_str().unwrap()],
+            dir.path(),
+        );
+        out.assert_refused(&to, fragment);
+        assert_eq!(file(&root, 3, "scaling_governor"), "performance");
+        std::fs::remove_file(&bad).unwrap();
+    }
+
+    let out = cpufreq(
+        &["--root", root_text, "--restore", save.to_str().unwrap()],
+        dir.path(),
+    );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(
         out.stdout
@@ -202,7 +236,28 @@ fn frequency_is_pinned_and_restored() {
             "/sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq: 1200000 → 1600000",
         ]
     );
-    let out = cpufreq(&["--restore", save.to_str().unwrap()], dir.path());
+    // A frequency outside the CPU's range is refused, before anything is written.
+    let text = std::fs::read_to_string(&save).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        text.replacen("\"old\": \"2000000\"", "\"old\": \"9000000\"", 1),
+    )
+    .unwrap();
+    let out = cpufreq(
+        &["--root", root_text, "--restore", bad.to_str().unwrap()],
+        dir.path(),
+    );
+    out.assert_refused(
+        &"9 GHz",
+        "change 1: 9000000 kHz is outside CPU 0's range, 1200000 to 2000000 kHz",
+    );
+    assert_eq!(file(&root, 0, "scaling_max_freq"), "1600000");
+
+    let out = cpufreq(
+        &["--root", root_text, "--restore", save.to_str().unwrap()],
+        dir.path(),
+    );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(same_dir(&tree(), &root));
 

@@ -119,21 +119,23 @@ fn apply_saves_what_it_changed_and_restore_undoes_it() {
 
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
-    assert_eq!(saved["format"], "rtlat-restore-1");
+    assert_eq!(saved["format"], "rtlat-restore-2");
     assert_eq!(saved["command"], "irq");
     assert_eq!(saved["root"], root_text);
     assert_eq!(saved["applied"], true);
     let changes = saved["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 10);
+    // What was set, never a path; the IRQ with its handlers.
     assert_eq!(
         changes[7],
-        serde_json::json!({"path": "/proc/irq/26/smp_affinity_list", "old": "0-3", "new": "0-2"})
+        serde_json::json!({"setting": "irq_affinity", "irq": 26, "actions": ["enp1s0"], "old": "0-3", "new": "0-2"})
     );
     assert_eq!(
         changes[9],
-        serde_json::json!({"path": "/proc/irq/default_smp_affinity", "old": "f", "new": "7"})
+        serde_json::json!({"setting": "default_irq_affinity", "old": "f", "new": "7"})
     );
-    assert!(saved["machine"].is_string() && saved["saved_unix"].is_u64());
+    assert!(saved["hostname"].is_string() && saved["saved_unix"].is_u64());
+    assert_eq!(saved["boot_id"], current_boot_id());
 
     // Saving over an existing restore file is refused: it may be the only record.
     let again = irq(
@@ -156,7 +158,10 @@ fn apply_saves_what_it_changed_and_restore_undoes_it() {
         "nothing changed"
     );
 
+    // The tree is named again: the file's root must be the one given.
     let out = irq(&["--restore", save_text], dir.path());
+    out.assert_refused(&"no --root", "give --root");
+    let out = irq(&["--root", root_text, "--restore", save_text], dir.path());
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(out.stdout.contains(&format!(
         "{root_text}/proc/irq/26/smp_affinity_list: 0-2 → 0-3\n"
@@ -191,7 +196,10 @@ fn apply_without_save_names_its_restore_file() {
         std::fs::read_to_string(root.join("proc/irq/26/smp_affinity_list")).unwrap(),
         "0-1\n"
     );
-    let out = irq(&["--restore", file], dir.path());
+    let out = irq(
+        &["--root", root.to_str().unwrap(), "--restore", file],
+        dir.path(),
+    );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(same_dir(&tree(), &root));
 }
@@ -215,18 +223,17 @@ fn restore_refuses_bad_files_before_writing() {
     );
     assert_eq!(out.code(), 0, "{}", out.stderr);
 
+    let restore = |file: &Path| {
+        irq(
+            &["--root", root_text, "--restore", file.to_str().unwrap()],
+            dir.path(),
+        )
+    };
     // An IRQ that went away since: refused as a whole, IRQ 25 not restored either.
     let gone = root.join("proc/irq/26");
     std::fs::rename(&gone, root.join("proc/irq/gone")).unwrap();
-    let out = irq(&["--restore", save.to_str().unwrap()], dir.path());
-    assert_eq!(out.code(), 2);
-    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("proc/irq/26/smp_affinity_list no longer exists"),
-        "{}",
-        out.stderr
-    );
+    let out = restore(&save);
+    out.assert_refused(&"IRQ 26 gone", "change 8: IRQ 26 no longer exists");
     assert_eq!(
         std::fs::read_to_string(root.join("proc/irq/25/smp_affinity_list")).unwrap(),
         "0-2\n"
@@ -236,30 +243,23 @@ fn restore_refuses_bad_files_before_writing() {
     for (content, fragment) in [
         ("not json", "not an rtlat restore file"),
         (
-            "{\"format\": \"rtlat-restore-1\"}",
+            "{\"format\": \"rtlat-restore-2\"}",
             "not an rtlat restore file",
         ),
     ] {
         let bad = dir.join("bad.json");
         std::fs::write(&bad, content).unwrap();
-        let out = irq(&["--restore", bad.to_str().unwrap()], dir.path());
-        assert_eq!(out.code(), 2);
-        assert_eq!(out.stderr.lines().count(), 1);
-        assert!(out.stderr.contains(fragment), "{}", out.stderr);
+        restore(&bad).assert_refused(&content, fragment);
     }
-    // A file outside /proc/irq and cpufreq is never written, even by root.
-    let text = std::fs::read_to_string(&save)
-        .unwrap()
-        .replace("/proc/irq/26/smp_affinity_list", "/etc/hostname");
+    // A path in the file is not read, it is refused.
+    let text = std::fs::read_to_string(&save).unwrap().replacen(
+        "\"irq\": 26,",
+        "\"irq\": 26, \"path\": \"/etc/hostname\",",
+        1,
+    );
     let evil = dir.join("evil.json");
     std::fs::write(&evil, text).unwrap();
-    let out = irq(&["--restore", evil.to_str().unwrap()], dir.path());
-    assert_eq!(out.code(), 2);
-    assert!(
-        out.stderr.contains("is not a file rtlat tunes"),
-        "{}",
-        out.stderr
-    );
+    restore(&evil).assert_refused(&"path", "unknown field `path`");
 
     // Another command's file.
     let text = std::fs::read_to_string(&save)
@@ -267,18 +267,232 @@ fn restore_refuses_bad_files_before_writing() {
         .replace("\"command\": \"irq\"", "\"command\": \"cpufreq\"");
     let other = dir.join("other.json");
     std::fs::write(&other, text).unwrap();
-    let out = irq(&["--restore", other.to_str().unwrap()], dir.path());
-    assert_eq!(out.code(), 2);
-    assert!(
-        out.stderr
-            .contains("saved by `rtlat cpufreq`: restore it with `rtlat cpufreq --restore"),
-        "{}",
-        out.stderr
+    restore(&other).assert_refused(
+        &"cpufreq's",
+        "saved by `rtlat cpufreq`: restore it with `rtlat cpufreq --restore",
     );
 
-    let out = irq(&["--restore", save.to_str().unwrap()], dir.path());
+    let out = restore(&save);
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(same_dir(&tree(), &root));
+}
+
+/// The boot id of the running system.
+fn current_boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// A copy of the tree with every IRQ moved away from CPU 3 and the default too, and its
+/// restore file `r.json` (readable by everyone).
+fn moved(tag: &str) -> (TempDir, PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (dir, root) = copy_of_tree(tag);
+    let save = dir.join("r.json");
+    let out = irq(
+        &[
+            "--root",
+            root.to_str().unwrap(),
+            "--away-from",
+            "3",
+            "--default",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    std::fs::set_permissions(&save, std::fs::Permissions::from_mode(0o644)).unwrap();
+    (dir, root, save)
+}
+
+/// The tree's files as they are (to check that a refused restore wrote nothing).
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                dirs.push(entry.path());
+            } else if kind.is_file() {
+                files.push((entry.path(), std::fs::read(entry.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_restore_file_cannot_make_root_write_through_a_link() {
+    // Issue 10, item 1: a file naming its own root, with a link in that tree to a file
+    // elsewhere, made root overwrite that file with the restore file's "old" value.
+    let (dir, root, save) = moved("irq-link");
+    let root_text = root.to_str().unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let affinity = root.join("proc/irq/26/smp_affinity_list");
+    std::fs::remove_file(&affinity).unwrap();
+    std::os::unix::fs::symlink(&victim, &affinity).unwrap();
+    let before = snapshot(&root);
+
+    // The file's root alone is not enough: it must be the --root given (default /).
+    let out = irq(&["--restore", save.to_str().unwrap()], dir.path());
+    out.assert_refused(
+        &"root from the file",
+        &format!("made under the root {root_text}, and this restore acts on /"),
+    );
+    // Given, the link is refused, and so is the whole file.
+    let out = irq(
+        &["--root", root_text, "--restore", save.to_str().unwrap()],
+        dir.path(),
+    );
+    out.assert_refused(&"link", "is a symbolic link");
+    assert!(out.stderr.contains("change 8: refusing "), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(snapshot(&root), before, "nothing written");
+
+    // A link higher up, to a folder elsewhere: the same.
+    std::fs::remove_file(&affinity).unwrap();
+    let elsewhere = dir.join("elsewhere");
+    std::fs::rename(root.join("proc/irq/26"), &elsewhere).unwrap();
+    std::fs::write(elsewhere.join("smp_affinity_list"), "precious\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.join("proc/irq/26")).unwrap();
+    let out = irq(
+        &["--root", root_text, "--restore", save.to_str().unwrap()],
+        dir.path(),
+    );
+    out.assert_refused(
+        &"folder link",
+        "proc/irq/26 is a symbolic link where the kernel has none",
+    );
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("smp_affinity_list")).unwrap(),
+        "precious\n"
+    );
+
+    // And the old format, whose files named their paths, is refused with what to do.
+    let old = dir.join("old.json");
+    std::fs::write(
+        &old,
+        format!(
+            "{{\"format\": \"rtlat-restore-1\", \"command\": \"irq\", \"root\": \"{root_text}\", \"changes\": [{{\"path\": \"/proc/irq/24/smp_affinity_list\", \"old\": \"x\", \"new\": \"0\"}}]}}"
+        ),
+    )
+    .unwrap();
+    let out = irq(
+        &["--root", root_text, "--restore", old.to_str().unwrap()],
+        dir.path(),
+    );
+    out.assert_refused(&"format 1", "older rtlat (format rtlat-restore-1)");
+}
+
+#[test]
+fn a_restore_file_is_checked_whole_against_this_machine_and_boot() {
+    // Issue 10, item 15: no boot check, no IRQ names, the host name alone, and a bad value
+    // applied the writes before it.
+    let (dir, root, save) = moved("irq-whole");
+    let root_text = root.to_str().unwrap();
+    let text = std::fs::read_to_string(&save).unwrap();
+    let before = snapshot(&root);
+    let restore = |name: &str, content: String| {
+        let file = dir.join(name);
+        std::fs::write(&file, content).unwrap();
+        irq(
+            &["--root", root_text, "--restore", file.to_str().unwrap()],
+            dir.path(),
+        )
+    };
+    let boot = current_boot_id();
+    for (name, content, fragment) in [
+        (
+            "boot.json",
+            text.replace(&boot, "00000000-0000-0000-0000-000000000000"),
+            "saved before the machine last booted",
+        ),
+        (
+            "host.json",
+            text.replacen("\"hostname\": \"", "\"hostname\": \"x", 1),
+            "saved on machine `x",
+        ),
+        // The last of the ten values: nothing before it is written either.
+        (
+            "value.json",
+            text.replacen("\"old\": \"f\"", "\"old\": \"1ff\"", 1),
+            "/proc/irq/default_smp_affinity: 0-8 names CPUs this machine does not have (4-8; its CPUs are 0-3)",
+        ),
+        (
+            "cpu.json",
+            text.replacen("\"old\": \"0-3\"", "\"old\": \"0-3,7\"", 1),
+            "proc/irq/0/smp_affinity_list: 0-3,7 names CPUs this machine does not have (7; its CPUs are 0-3)",
+        ),
+        (
+            "word.json",
+            text.replacen("\"old\": \"0-3\"", "\"old\": \"0-3 evil\"", 1),
+            "change 1: not a valid IRQ affinity",
+        ),
+    ] {
+        let out = restore(name, content);
+        out.assert_refused(&name, fragment);
+        assert_eq!(snapshot(&root), before, "{name}: nothing written");
+    }
+    assert!(text.contains(&boot), "the boot is recorded");
+
+    // The IRQ number now another device's.
+    let interrupts = root.join("proc/interrupts");
+    let lines = std::fs::read_to_string(&interrupts).unwrap();
+    std::fs::write(&interrupts, lines.replace("enp1s0", "nvme0q1")).unwrap();
+    restore("r2.json", text.clone())
+        .assert_refused(&"actions", "IRQ 26 was `enp1s0` and is now `nvme0q1`");
+    std::fs::write(&interrupts, &lines).unwrap();
+
+    // A cloned image: same host name, another /etc/machine-id under the root.
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(
+        root.join("etc/machine-id"),
+        "0123456789abcdef0123456789abcdef\n",
+    )
+    .unwrap();
+    restore("r3.json", text.clone())
+        .assert_refused(&"machine-id", "machine id 0123456789abcdef0123456789abcdef");
+    std::fs::remove_file(root.join("etc/machine-id")).unwrap();
+
+    let out = restore("r4.json", text);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(same_dir(&tree(), &root));
+}
+
+#[test]
+fn an_unprivileged_restore_is_refused_up_front_in_one_line() {
+    // Issue 10, item 16: as a user who may not write the files, every write was tried and
+    // each failure printed.
+    assert!(
+        is_root(),
+        "this test switches to user nobody and needs root"
+    );
+    let (_dir, root, save) = moved("irq-restore-nobody");
+    let before = snapshot(&root);
+    let out = as_nobody(&[
+        "irq",
+        "--root",
+        root.to_str().unwrap(),
+        "--restore",
+        save.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("proc/irq/0/smp_affinity_list needs root (the file is root's, mode 644")
+            && err.ends_with("nothing was changed\n"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&root), before);
 }
 
 #[test]

@@ -47,6 +47,27 @@ impl Sleeper {
         )
     }
 
+    /// Field 22 of its stat line: when it started, in clock ticks after boot.
+    fn start_time(&self) -> u64 {
+        let pid = self.pid();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        fields[22 - 3].parse().unwrap()
+    }
+
+    /// `sched_getscheduler`: the policy, with `SCHED_RESET_ON_FORK` if set.
+    fn policy(&self) -> i32 {
+        // SAFETY: plain integer argument.
+        unsafe { libc::sched_getscheduler(self.pid() as i32) }
+    }
+
+    fn nice(&self) -> i32 {
+        let pid = self.pid();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        fields[19 - 3].parse().unwrap()
+    }
+
     fn cpus_allowed(&self) -> String {
         let pid = self.pid();
         std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/status"))
@@ -160,8 +181,9 @@ fn fifo_and_pin_applied_checked_in_proc_and_restored() {
     assert_eq!(
         saved["changes"][1],
         serde_json::json!({
+            "setting": "thread_scheduling",
             "pid": sleeper.pid(), "tid": sleeper.pid(), "name": "sleep",
-            "setting": "scheduling", "old": "other", "new": "fifo:50"
+            "start_time": sleeper.start_time(), "old": "other", "new": "fifo:50"
         })
     );
 
@@ -248,6 +270,15 @@ fn restore_refuses_threads_that_are_gone() {
         dir.path(),
     );
     assert_eq!(out.code(), 0, "{}", out.stderr);
+    // The same id, another thread (an id reused): refused.
+    let text = std::fs::read_to_string(&save).unwrap();
+    let start = format!("\"start_time\": {}", sleeper.start_time());
+    let reused = dir.join("reused.json");
+    std::fs::write(&reused, text.replace(&start, "\"start_time\": 1")).unwrap();
+    let out = threads(&["--restore", reused.to_str().unwrap()], dir.path());
+    out.assert_refused(&"reused", "its id was reused");
+    assert_eq!(sleeper.rt(), (10, 2), "still SCHED_RR 10");
+
     sleeper.0.kill().unwrap();
     sleeper.0.wait().unwrap();
     let out = threads(&["--restore", save.to_str().unwrap()], dir.path());
@@ -334,4 +365,204 @@ fn without_privilege_the_error_names_cap_sys_nice() {
         err.contains("note: --apply will fail as you are now") && err.contains("CAP_SYS_NICE"),
         "{err}"
     );
+}
+
+#[test]
+fn reset_on_fork_is_kept_and_restored() {
+    // Issue 10, item 13: FIFO 20 with reset-on-fork, `--set fifo:50`, restore gave plain
+    // FIFO 20.
+    let _serial = common::measuring();
+    let dir = TempDir::new("threads-reset-on-fork");
+    let sleeper = Sleeper::start();
+    let tid = sleeper.pid().to_string();
+    let param = libc::sched_param { sched_priority: 20 };
+    // SAFETY: a valid sched_param for the call, on our own child.
+    let rc = unsafe {
+        libc::sched_setscheduler(
+            sleeper.pid() as i32,
+            libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK,
+            &param,
+        )
+    };
+    assert_eq!(rc, 0);
+    let with_flag = libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK;
+    assert_eq!(sleeper.policy(), with_flag);
+    let save = dir.join("rof.json");
+    let out = threads(
+        &[
+            "--tid",
+            &tid,
+            "--set",
+            "fifo:50",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        format!(
+            "thread {tid} \"sleep\" (pid {tid}) scheduling: fifo:20+reset-on-fork → fifo:50+reset-on-fork"
+        )
+    );
+    assert_eq!(
+        (sleeper.rt(), sleeper.policy()),
+        ((50, 1), with_flag),
+        "the flag kept"
+    );
+    let out = threads(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(
+        (sleeper.rt(), sleeper.policy()),
+        ((20, 1), with_flag),
+        "and restored"
+    );
+}
+
+/// A `sleep 30` of user nobody with no nice limit (`ulimit -e 0`), killed on drop.
+fn nobodys_sleeper() -> Sleeper {
+    Sleeper(
+        Command::new("prlimit")
+            .args([
+                "--nice=0:0",
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "sleep",
+                "30",
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("prlimit and setpriv (util-linux) must be installed"),
+    )
+}
+
+#[test]
+fn a_change_its_user_could_not_undo_is_refused_up_front() {
+    // Issue 10, item 14: as a user without CAP_SYS_NICE, `--set other:5` on one's own thread
+    // was made, and the restore to nice 0 then refused.
+    use std::os::unix::fs::PermissionsExt as _;
+    assert!(
+        common::is_root(),
+        "this test switches to user nobody and needs root"
+    );
+    let sleeper = nobodys_sleeper();
+    let tid = sleeper.pid().to_string();
+    // prlimit and setpriv exec sleep: wait until they have.
+    let until = std::time::Instant::now() + QUICK;
+    while std::fs::read_to_string(format!("/proc/{tid}/comm")).unwrap_or_default() != "sleep\n" {
+        assert!(std::time::Instant::now() < until, "sleep did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = as_nobody(&["threads", "--tid", &tid, "--set", "other:5", "--apply"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "thread {tid} \"sleep\": its nice value could be changed from 0 to 5 but this user could not change it back (a nice value below 5 needs a nice limit (`ulimit -e`) of at least 20)"
+        )) && err.ends_with("nothing was changed\n"),
+        "{err}"
+    );
+    assert_eq!(sleeper.nice(), 0, "nothing changed");
+
+    // What it can undo is made, and undone by the same user.
+    let dir = TempDir::new("threads-nobody-undo");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let save = dir.join("batch.json");
+    let save_text = save.to_str().unwrap();
+    let out = as_nobody(&[
+        "threads", "--tid", &tid, "--set", "batch", "--pin", "0", "--apply", "--save", save_text,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        (sleeper.rt(), sleeper.cpus_allowed().as_str()),
+        ((0, 3), "0")
+    );
+    let out = as_nobody(&["threads", "--restore", save_text]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!((sleeper.rt(), sleeper.cpus_allowed()), ((0, 0), all_cpus()));
+}
+
+#[test]
+fn a_restore_that_fails_part_way_exits_5_naming_what_is_left() {
+    // A kernel thread bound to its CPU refuses another affinity: the sleeper is restored, the
+    // kernel thread's line says it was not, and the status says part of it was left.
+    let _serial = common::measuring();
+    let dir = TempDir::new("threads-part-way");
+    let sleeper = Sleeper::start();
+    let tid = sleeper.pid().to_string();
+    let save = dir.join("part.json");
+    let out = threads(
+        &[
+            "--tid",
+            &tid,
+            "--set",
+            "rr:10",
+            "--apply",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let (kpid, kstart) = per_cpu_kernel_thread("ksoftirqd/0");
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    file["changes"].as_array_mut().unwrap().insert(
+        0,
+        serde_json::json!({
+            "setting": "thread_affinity", "pid": kpid, "tid": kpid, "name": "ksoftirqd/0",
+            "start_time": kstart, "old": all_cpus(), "new": "0"
+        }),
+    );
+    std::fs::write(&save, serde_json::to_string(&file).unwrap()).unwrap();
+    let out = threads(&["--restore", save.to_str().unwrap()], dir.path());
+    assert_eq!(out.code(), 5, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(&format!(
+            "thread {tid} \"sleep\" (pid {tid}) scheduling: rr:10 → other"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "could not restore thread {kpid} \"ksoftirqd/0\" (pid {kpid}) CPU affinity: 0 → {}",
+            all_cpus()
+        )) && out.stderr.contains("1 of 2 settings were not restored"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(sleeper.rt(), (0, 0));
+}
+
+/// The pid and start time of the kernel thread named `name`.
+fn per_cpu_kernel_thread(name: &str) -> (u32, u64) {
+    for entry in std::fs::read_dir("/proc").unwrap() {
+        let Ok(pid) = entry.unwrap().file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        if stat.contains(&format!("({name})")) {
+            let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+            return (pid, fields[22 - 3].parse().unwrap());
+        }
+    }
+    panic!("no kernel thread {name}");
 }

@@ -326,6 +326,19 @@ pub enum Error {
         /// The OS error.
         errno: Errno,
     },
+    /// A file rtlat was to read or write as a kernel file is not one as the kernel makes it:
+    /// a symbolic link where the kernel has none, not a regular file, or a path outside the
+    /// folders rtlat tunes.
+    #[error(
+        "refusing {}: {reason}; rtlat writes only the kernel's own files under /proc/irq and /sys/devices/system/cpu, never through a link",
+        path.display()
+    )]
+    NotKernelFile {
+        /// The path, under the root.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The machine has no CPU frequency scaling (most VMs): there is nothing to set.
     #[error("no cpufreq on this machine ({} missing): nothing to set", path.display())]
     NoCpufreq {
@@ -361,6 +374,24 @@ pub enum Error {
         tid: u32,
         /// `scheduling`, `nice value` or `CPU affinity`.
         setting: &'static str,
+    },
+    /// A thread change this process could make but not undo: refused before it is made.
+    #[error(
+        "thread {tid} \"{name}\": its {setting} could be changed from {from} to {to} but this user could not change it back ({needs}), so the change is refused: run as root (CAP_SYS_NICE)"
+    )]
+    UndoNotPermitted {
+        /// The thread.
+        tid: u32,
+        /// Its name.
+        name: String,
+        /// `scheduling`, `nice value` or `CPU affinity`.
+        setting: &'static str,
+        /// The value now.
+        from: String,
+        /// The value asked for.
+        to: String,
+        /// What undoing it would need, in words.
+        needs: String,
     },
     /// A thread that does not exist (or exited).
     #[error("thread {tid} does not exist (any more): `rtlat threads` lists the threads")]
@@ -424,7 +455,7 @@ impl Error {
             | Error::WriteRefused { errno, .. }
             | Error::Write { errno, .. }
             | Error::ThreadSetting { errno, .. } => Some(*errno),
-            Error::ThreadPermission { .. } => Some(Errno::EPERM),
+            Error::ThreadPermission { .. } | Error::UndoNotPermitted { .. } => Some(Errno::EPERM),
             Error::NoSuchThread { .. } => Some(Errno::from_raw(libc::ESRCH)),
             Error::NoCpufreq { .. } => Some(Errno::ENOENT),
             Error::SchedPermission { .. } => Some(Errno::EPERM),

@@ -4,7 +4,7 @@
 //! [`Errno`] into an [`Error`](crate::Error) that names the call and what to do. Nothing here
 //! allocates except [`sched_getaffinity`] and [`sched_setaffinity`] (set-up calls).
 
-use core::ffi::c_void;
+use core::ffi::{CStr, c_void};
 use core::mem::{self, MaybeUninit};
 use core::ptr;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
@@ -374,6 +374,56 @@ pub(crate) fn utc_offset(unix: TimeT) -> Result<i64, Errno> {
         }
         Ok(tm.tm_gmtoff as i64)
     }
+}
+
+// ---- files, relative to a directory -------------------------------------------------------
+
+/// `openat(dir, name, flags | O_CLOEXEC)` (never `O_CREAT`: no mode). `name` is one path
+/// component or a relative path, as the caller decides.
+pub(crate) fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: c_int) -> Result<OwnedFd, Errno> {
+    // SAFETY: `name` is a NUL-terminated string valid for the call; without O_CREAT no mode
+    // argument is read.
+    let fd =
+        check(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC) })?;
+    // SAFETY: `fd` was just returned by openat and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`'s `st_mode`: the entry itself, a link not followed.
+pub(crate) fn lstat_mode_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<u32, Errno> {
+    let mut stat = MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `name` is NUL-terminated and `stat` is writable for the call.
+    check(unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            stat.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    })?;
+    // SAFETY: fstatat succeeded, so it filled `stat`.
+    Ok(unsafe { stat.assume_init() }.st_mode)
+}
+
+/// `readlinkat(dir, name)`: the text of a symbolic link (at most 4 KiB, which a sysfs link
+/// never reaches; longer is `ENAMETOOLONG`).
+pub(crate) fn readlinkat(dir: BorrowedFd<'_>, name: &CStr) -> Result<Vec<u8>, Errno> {
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: `name` is NUL-terminated; the kernel writes at most `buf.len()` bytes to `buf`.
+    let n = unsafe {
+        libc::readlinkat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let n = usize::try_from(n).map_err(|_| last_errno())?;
+    if n == buf.len() {
+        return Err(Errno::from_raw(libc::ENAMETOOLONG));
+    }
+    buf.truncate(n);
+    Ok(buf)
 }
 
 // ---- signals -------------------------------------------------------------------------------

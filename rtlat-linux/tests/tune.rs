@@ -88,6 +88,14 @@ fn irqs_leave_the_isolated_cpu_of_the_hp_t630() {
     let enp1s0 = plan.moves.iter().find(|m| m.irq.irq == 26).unwrap();
     assert_eq!(enp1s0.irq.name(), "enp1s0");
     assert_eq!(
+        enp1s0.change.target,
+        tune::Target::IrqAffinity {
+            irq: 26,
+            actions: vec!["enp1s0".into()]
+        },
+        "the IRQ's handlers are recorded, to recognise it"
+    );
+    assert_eq!(
         enp1s0.change.to_string(),
         "/proc/irq/26/smp_affinity_list: 0-3 → 0-2"
     );
@@ -97,7 +105,7 @@ fn irqs_leave_the_isolated_cpu_of_the_hp_t630() {
     assert_eq!(plan.default_affinity, Some(cpus("0-3")));
     assert_eq!(
         plan.default_change,
-        Some(Change::file("/proc/irq/default_smp_affinity", "f", "7"))
+        Some(Change::new(tune::Target::DefaultIrqAffinity, "f", "7"))
     );
 
     let mut changes: Vec<Change> = plan.moves.iter().map(|m| m.change.clone()).collect();
@@ -173,11 +181,9 @@ fn governor_and_frequency_on_the_hp_t630() {
     let files: Vec<(&str, &str, &str)> = changes
         .iter()
         .map(|c| match &c.target {
-            tune::Target::File { path } => (
-                path.rsplit('/').next().unwrap(),
-                c.old.as_str(),
-                c.new.as_str(),
-            ),
+            tune::Target::Cpufreq { setting, .. } => {
+                (setting.file_name(), c.old.as_str(), c.new.as_str())
+            }
             _ => panic!(),
         })
         .collect();
@@ -269,8 +275,11 @@ fn a_hold_restores_the_governor_when_dropped() {
     .unwrap();
     let mut changes: Vec<Change> =
         cpufreq::governor_changes(&tree.facts(), &cpus("0-2"), "performance").unwrap();
-    changes.push(Change::file(
-        "/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor",
+    changes.push(Change::new(
+        tune::Target::Cpufreq {
+            cpu: 3,
+            setting: tune::CpufreqSetting::Governor,
+        },
         "ondemand",
         "performance",
     ));
@@ -293,7 +302,7 @@ fn restore_files_undo_and_refuse_what_is_gone() {
 
     let read = RestoreFile::read(&path).unwrap();
     assert_eq!(read, file);
-    read.check(&path).unwrap();
+    read.check(&path, &tree.root).unwrap();
     let restored = read.restore();
     assert_eq!(restored.len(), 9);
     assert!(restored.iter().all(|r| r.result.is_ok()));
@@ -306,12 +315,10 @@ fn restore_files_undo_and_refuse_what_is_gone() {
 
     // An IRQ gone since: refused, naming it, before anything is written.
     std::fs::remove_dir_all(tree.root.join("proc/irq/26")).unwrap();
-    let err = read.check(&path).unwrap_err();
+    let err = read.check(&path, &tree.root).unwrap_err();
     assert!(
-        err.to_string().contains("change 8: ")
-            && err
-                .to_string()
-                .ends_with("proc/irq/26/smp_affinity_list no longer exists"),
+        err.to_string()
+            .ends_with("change 8: IRQ 26 no longer exists"),
         "{err}"
     );
 
@@ -322,4 +329,90 @@ fn restore_files_undo_and_refuse_what_is_gone() {
         err.to_string().contains("not an rtlat restore file"),
         "{err}"
     );
+}
+
+/// A restore file of the IRQ moves away from CPU 3 on a copy of the hp-t630, made and saved.
+fn moved_and_saved(tree: &Copy) -> RestoreFile {
+    let plan = irq::away_from(&tree.facts(), &cpus("3")).unwrap();
+    let mut changes: Vec<Change> = plan.moves.iter().map(|m| m.change.clone()).collect();
+    changes.extend(plan.default_change);
+    transaction::apply(&tree.root, &changes, |_, _| false).unwrap();
+    let mut file = RestoreFile::new("irq", &["rtlat".into(), "irq".into()], &tree.root, changes);
+    file.applied = true;
+    RestoreFile::parse(&file.to_json()).unwrap()
+}
+
+#[test]
+fn a_restore_file_checks_every_value_against_the_machine() {
+    let tree = Copy::of("hp-t630", "values");
+    let path = Path::new("r.json");
+    let file = moved_and_saved(&tree);
+    file.check(path, &tree.root).unwrap();
+    for (change, old, fragment) in [
+        (
+            7,
+            "0-9",
+            "0-9 names CPUs this machine does not have (4-9; its CPUs are 0-3)",
+        ),
+        (
+            9,
+            "ff",
+            "0-7 names CPUs this machine does not have (4-7; its CPUs are 0-3)",
+        ),
+        (7, "", "not a valid IRQ affinity"),
+    ] {
+        let mut bad = file.clone();
+        bad.changes[change].old = old.into();
+        let err = RestoreFile::parse(&bad.to_json())
+            .map_err(|e| e.to_string())
+            .and_then(|bad| bad.check(path, &tree.root).map_err(|e| e.to_string()))
+            .unwrap_err();
+        assert!(err.contains(fragment), "{old}: {err}");
+    }
+}
+
+#[test]
+fn a_restore_file_refuses_an_irq_that_is_another_devices_now() {
+    let tree = Copy::of("hp-t630", "actions");
+    let path = Path::new("r.json");
+    let file = moved_and_saved(&tree);
+    let interrupts = tree.root.join("proc/interrupts");
+    let text = std::fs::read_to_string(&interrupts).unwrap();
+    std::fs::write(&interrupts, text.replace("enp1s0", "nvme0q1")).unwrap();
+    let err = file.check(path, &tree.root).unwrap_err().to_string();
+    assert!(
+        err.ends_with(
+            "change 8: IRQ 26 was `enp1s0` and is now `nvme0q1`: it is another device's now"
+        ),
+        "{err}"
+    );
+    // The IRQ without a handler any more: the same.
+    std::fs::write(&interrupts, text.replace("enp1s0", "")).unwrap();
+    let err = file.check(path, &tree.root).unwrap_err().to_string();
+    assert!(err.contains("is now without a handler"), "{err}");
+}
+
+#[test]
+fn a_restore_file_never_writes_through_a_link() {
+    let tree = Copy::of("hp-t630", "link");
+    let path = Path::new("r.json");
+    let file = moved_and_saved(&tree);
+    let victim = tree.root.join("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let affinity = tree.root.join("proc/irq/26/smp_affinity_list");
+    std::fs::remove_file(&affinity).unwrap();
+    std::os::unix::fs::symlink(&victim, &affinity).unwrap();
+    let err = file.check(path, &tree.root).unwrap_err().to_string();
+    assert!(
+        err.contains("change 8: refusing ") && err.contains("it is a symbolic link"),
+        "{err}"
+    );
+    // Even unchecked, the write is refused.
+    let restored = file.restore();
+    let irq26 = restored
+        .iter()
+        .find(|r| r.change.to_string().starts_with("/proc/irq/26/"))
+        .unwrap();
+    assert!(irq26.result.is_err(), "{:?}", irq26.result);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
 }

@@ -30,6 +30,9 @@ pub struct TaskStat {
     pub nice: i32,
     /// (20) The number of threads of the process.
     pub num_threads: u32,
+    /// (22) When the task started, in clock ticks after boot: with the boot id, it tells a
+    /// task from a later one given the same id.
+    pub start_time: u64,
     /// (39) The CPU the task last ran on.
     pub processor: usize,
     /// (40) The real-time priority, 1 to 99 (0 for non-real-time policies).
@@ -79,6 +82,7 @@ impl TaskStat {
             priority: num(field(18)?, bad, "a priority in field 18")?,
             nice: num(field(19)?, bad, "a nice value in field 19")?,
             num_threads: num(field(20)?, bad, "a thread count in field 20")?,
+            start_time: num(field(22)?, bad, "a start time in field 22")?,
             processor: num(field(39)?, bad, "a CPU number in field 39")?,
             rt_priority: num(field(40)?, bad, "a real-time priority in field 40")?,
             policy: num(field(41)?, bad, "a policy number in field 41")?,

@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use super::change::Change;
+use super::change::{Change, CpufreqSetting, Target};
 use super::frequency::format_khz;
 use crate::cpuset::CpuSet;
 use crate::error::Error;
@@ -79,8 +79,11 @@ pub fn governor_changes(
         }
         let current = cpufreq.governor()?;
         if current != governor {
-            changes.push(Change::file(
-                file_path(cpufreq.cpu(), "scaling_governor"),
+            changes.push(Change::new(
+                Target::Cpufreq {
+                    cpu: cpufreq.cpu(),
+                    setting: CpufreqSetting::Governor,
+                },
                 current,
                 governor,
             ));
@@ -100,15 +103,21 @@ pub fn frequency_changes(facts: &Facts, cpus: &CpuSet, khz: u64) -> Result<Vec<C
         let max = cpufreq.scaling_max_khz()?;
         let cpu = cpufreq.cpu();
         let min_change = (min != khz).then(|| {
-            Change::file(
-                file_path(cpu, "scaling_min_freq"),
+            Change::new(
+                Target::Cpufreq {
+                    cpu,
+                    setting: CpufreqSetting::MinFreq,
+                },
                 min.to_string(),
                 khz.to_string(),
             )
         });
         let max_change = (max != khz).then(|| {
-            Change::file(
-                file_path(cpu, "scaling_max_freq"),
+            Change::new(
+                Target::Cpufreq {
+                    cpu,
+                    setting: CpufreqSetting::MaxFreq,
+                },
                 max.to_string(),
                 khz.to_string(),
             )
@@ -155,9 +164,4 @@ fn check_offered(cpufreq: &CpuFreq, khz: u64) -> Result<(), Error> {
             }
         }
     }
-}
-
-/// The system path of `file` in CPU `cpu`'s cpufreq directory.
-fn file_path(cpu: usize, file: &str) -> String {
-    format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/{file}")
 }

@@ -89,8 +89,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("scaling_governor");
         std::fs::write(&file, "ondemand\n").unwrap();
-        let change = Change::file(
-            "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+        let change = Change::new(
+            crate::tune::Target::Cpufreq {
+                cpu: 0,
+                setting: crate::tune::CpufreqSetting::Governor,
+            },
             "ondemand",
             "performance",
         );

@@ -7,7 +7,7 @@
 //! for everyone ([`IrqPlan::fixed`]); older ones refuse the write with `EIO` or `EINVAL`
 //! ([`is_unmovable`] tells such an error apart, to report it rather than fail).
 
-use super::change::Change;
+use super::change::{Change, Target};
 use super::file;
 use crate::cpuset::CpuSet;
 use crate::error::Error;
@@ -84,8 +84,15 @@ pub fn away_from(facts: &Facts, cpus: &CpuSet) -> Result<IrqPlan, Error> {
             plan.fixed.push(irq);
             continue;
         }
-        let change = Change::file(
-            path,
+        let change = Change::new(
+            Target::IrqAffinity {
+                irq: irq.irq,
+                actions: irq
+                    .line
+                    .as_ref()
+                    .map(|l| l.actions.clone())
+                    .unwrap_or_default(),
+            },
             irq.affinity.to_string(),
             moved(&irq.affinity).to_string(),
         );
@@ -105,8 +112,8 @@ pub fn away_from(facts: &Facts, cpus: &CpuSet) -> Result<IrqPlan, Error> {
             })
         })?;
         if !old.intersection(cpus).is_empty() {
-            plan.default_change = Some(Change::file(
-                DEFAULT_AFFINITY_PATH,
+            plan.default_change = Some(Change::new(
+                Target::DefaultIrqAffinity,
                 text,
                 format_cpu_mask(&moved(&old)),
             ));

@@ -10,6 +10,7 @@
 //! | one setting, before and after | [`change`] |
 //! | writing a kernel file, naming the privilege it needs | [`file`](mod@file) |
 //! | another thread's scheduling, nice value, affinity | [`thread`] |
+//! | whether this user may change a thread, and change it back | [`permission`] |
 //! | IRQs away from CPUs | [`irq`] |
 //! | governors and fixed frequencies | [`cpufreq`], [`frequency`] |
 //! | all or nothing | [`transaction`] |
@@ -17,7 +18,9 @@
 //! | saved and undone later | [`restore`] |
 //!
 //! Files are written under a root path, as facts are read, so the tests change copies of
-//! captured machine trees (`tests/data/`), not the machine they run on.
+//! captured machine trees (`tests/data/`), not the machine they run on. A change names what it
+//! sets, never a path, and kernel files are opened through no link the kernel did not make
+//! ([`file`](mod@file)): a restore file cannot choose where rtlat writes.
 
 pub mod change;
 pub mod cpufreq;
@@ -25,15 +28,15 @@ pub mod file;
 pub mod frequency;
 pub mod hold;
 pub mod irq;
-mod json;
+pub mod permission;
 pub mod restore;
 pub mod thread;
 pub mod transaction;
 
-pub use change::{Change, Target, ThreadSetting};
+pub use change::{Change, CpufreqSetting, Target, ThreadSetting};
 pub use frequency::{format_khz, parse_frequency};
 pub use hold::Hold;
 pub use irq::{IrqMove, IrqPlan};
-pub use restore::{RestoreFile, Restored};
-pub use thread::{SchedRequest, ThreadRef};
+pub use restore::{Machine, RestoreFile, Restored};
+pub use thread::{SchedRequest, SchedValue, ThreadRef};
 pub use transaction::{Applied, Failed};

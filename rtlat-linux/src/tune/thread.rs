@@ -2,11 +2,11 @@
 //! value (`renice`), CPU affinity (`taskset -p`), read back as text for [`Change`]s.
 //!
 //! [`crate::thread`] changes the calling thread; these act on any thread the caller may
-//! change: its own (within `ulimit -r` for real-time priorities) or, with `CAP_SYS_NICE`, any.
+//! change: its own (within its `ulimit -r` and `ulimit -e` limits) or, with `CAP_SYS_NICE`,
+//! any ([`super::permission`] tells which up front).
 
 use core::fmt;
 use core::str::FromStr;
-use std::os::unix::fs::MetadataExt as _;
 
 use super::change::{Change, Target, ThreadSetting};
 use crate::cpuset::CpuSet;
@@ -106,6 +106,56 @@ pub fn scheduling_text(scheduling: Scheduling) -> String {
     }
 }
 
+/// The suffix of a scheduling value whose thread has `SCHED_RESET_ON_FORK`.
+pub const RESET_ON_FORK: &str = "+reset-on-fork";
+
+/// A thread's whole scheduling, as [`ThreadSetting::Scheduling`] values hold it: policy,
+/// real-time priority and the `SCHED_RESET_ON_FORK` flag (children start as `other`), as
+/// `fifo:20`, `other`, `fifo:20+reset-on-fork`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SchedValue {
+    /// Policy and priority.
+    pub scheduling: Scheduling,
+    /// `SCHED_RESET_ON_FORK`.
+    pub reset_on_fork: bool,
+}
+
+impl FromStr for SchedValue {
+    type Err = String;
+
+    /// Parses `fifo:20`, `other`, `fifo:20+reset-on-fork` (no nice value); the error is the
+    /// reason, in words.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (base, reset_on_fork) = match text.strip_suffix(RESET_ON_FORK) {
+            Some(base) => (base, true),
+            None => (text, false),
+        };
+        let request: SchedRequest = base.parse()?;
+        if request.nice.is_some() {
+            return Err(format!(
+                "`{text}` holds a nice value: a scheduling value is a policy and its priority"
+            ));
+        }
+        Ok(SchedValue {
+            scheduling: Scheduling {
+                policy: request.policy,
+                priority: request.priority,
+            },
+            reset_on_fork,
+        })
+    }
+}
+
+impl fmt::Display for SchedValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&scheduling_text(self.scheduling))?;
+        if self.reset_on_fork {
+            f.write_str(RESET_ON_FORK)?;
+        }
+        Ok(())
+    }
+}
+
 /// A thread found by its TID.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadRef {
@@ -115,6 +165,8 @@ pub struct ThreadRef {
     pub tid: u32,
     /// Its name (`comm`).
     pub name: String,
+    /// When it started, in clock ticks after boot (`stat` field 22).
+    pub start_time: u64,
 }
 
 /// The thread `tid` of any process ([`Error::NoSuchThread`] if there is none).
@@ -137,27 +189,32 @@ pub fn find_thread(facts: &Facts, tid: u32) -> Result<ThreadRef, Error> {
         pid,
         tid,
         name: stat.comm,
+        start_time: stat.start_time,
     })
 }
 
 /// The changes that give `thread` the scheduling `sched` and the CPUs `pin` (each `None`
 /// leaves that setting), read against its settings now: affinity first (so a real-time
 /// thread never runs on a CPU it is about to leave), then scheduling, then the nice value.
+/// The thread's `SCHED_RESET_ON_FORK` flag is kept as it is (`--set` does not name it).
 /// Settings already as asked give no change.
 pub fn thread_changes(
     thread: &ThreadRef,
     sched: Option<&SchedRequest>,
     pin: Option<&CpuSet>,
 ) -> Result<Vec<Change>, Error> {
-    let change = |setting, old: String, new: String| Change {
-        target: Target::Thread {
-            pid: thread.pid,
-            tid: thread.tid,
-            name: thread.name.clone(),
-            setting,
-        },
-        old,
-        new,
+    let change = |setting, old: String, new: String| {
+        Change::new(
+            Target::Thread {
+                pid: thread.pid,
+                tid: thread.tid,
+                name: thread.name.clone(),
+                start_time: thread.start_time,
+                setting,
+            },
+            old,
+            new,
+        )
     };
     let mut changes = Vec::new();
     if let Some(pin) = pin {
@@ -169,10 +226,17 @@ pub fn thread_changes(
     }
     if let Some(sched) = sched {
         let old = current(thread.tid, ThreadSetting::Scheduling)?;
-        let new = scheduling_text(Scheduling {
-            policy: sched.policy,
-            priority: sched.priority,
-        });
+        let reset_on_fork = old
+            .parse::<SchedValue>()
+            .is_ok_and(|value| value.reset_on_fork);
+        let new = SchedValue {
+            scheduling: Scheduling {
+                policy: sched.policy,
+                priority: sched.priority,
+            },
+            reset_on_fork,
+        }
+        .to_string();
         if old != new {
             changes.push(change(ThreadSetting::Scheduling, old, new));
         }
@@ -184,43 +248,6 @@ pub fn thread_changes(
         }
     }
     Ok(changes)
-}
-
-/// Checks, before anything is changed, that this process may make `changes` (of threads):
-/// with `CAP_SYS_NICE` it may; without, only to threads of its own user, and real-time
-/// priorities only up to its `ulimit -r`. The kernel's answer stays final.
-pub fn check_permission(facts: &Facts, changes: &[Change]) -> Result<(), Error> {
-    let credentials = RtCredentials::current()?;
-    if credentials.cap_sys_nice {
-        return Ok(());
-    }
-    for change in changes {
-        let Target::Thread {
-            pid, tid, setting, ..
-        } = &change.target
-        else {
-            continue;
-        };
-        let denied = Error::ThreadPermission {
-            tid: *tid,
-            setting: setting.words(),
-        };
-        let owner = std::fs::metadata(facts.path(&format!("proc/{pid}/task/{tid}")))
-            .map(|meta| meta.uid())
-            .map_err(|_| Error::NoSuchThread { tid: *tid })?;
-        if owner != credentials.euid {
-            return Err(denied);
-        }
-        if *setting == ThreadSetting::Scheduling
-            && let Ok(request) = change.new.parse::<SchedRequest>()
-            && credentials
-                .permits(request.policy, request.priority)
-                .is_err()
-        {
-            return Err(denied);
-        }
-    }
-    Ok(())
 }
 
 /// The value of `setting` of thread `tid` now, as text.
@@ -241,7 +268,11 @@ pub(crate) fn current(tid: u32, setting: ThreadSetting) -> Result<String, Error>
             let policy =
                 Policy::from_raw(policy_raw).ok_or(Error::UnsupportedPolicy(policy_raw))?;
             let priority = sys::sched_getparam(raw).map_err(failed("sched_getparam"))?;
-            Ok(scheduling_text(Scheduling { policy, priority }))
+            Ok(SchedValue {
+                scheduling: Scheduling { policy, priority },
+                reset_on_fork: policy_raw & libc::SCHED_RESET_ON_FORK != 0,
+            }
+            .to_string())
         }
         ThreadSetting::Nice => Ok(sys::thread_nice(raw)
             .map_err(failed("getpriority"))?
@@ -257,7 +288,8 @@ pub(crate) fn current(tid: u32, setting: ThreadSetting) -> Result<String, Error>
     }
 }
 
-/// Sets `setting` of thread `tid` to `value` (text as [`current`] gives it).
+/// Sets `setting` of thread `tid` to `value` (text as [`current`] gives it; a scheduling
+/// value with `+reset-on-fork` sets the flag, one without clears it).
 pub(crate) fn set(tid: u32, setting: ThreadSetting, value: &str) -> Result<(), Error> {
     let raw = raw_tid(tid)?;
     let invalid = || Error::ThreadSetting {
@@ -269,8 +301,17 @@ pub(crate) fn set(tid: u32, setting: ThreadSetting, value: &str) -> Result<(), E
     };
     let result = match setting {
         ThreadSetting::Scheduling => {
-            let request: SchedRequest = value.parse().map_err(|_| invalid())?;
-            sys::sched_setscheduler(raw, request.policy.raw(), request.priority)
+            let value: SchedValue = value.parse().map_err(|_| invalid())?;
+            let flag = if value.reset_on_fork {
+                libc::SCHED_RESET_ON_FORK
+            } else {
+                0
+            };
+            sys::sched_setscheduler(
+                raw,
+                value.scheduling.policy.raw() | flag,
+                value.scheduling.priority,
+            )
         }
         ThreadSetting::Nice => {
             let nice: i32 = value.parse().map_err(|_| invalid())?;
@@ -360,6 +401,35 @@ mod tests {
         ] {
             let err = bad.parse::<SchedRequest>().unwrap_err();
             assert!(err.contains(reason), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn scheduling_values_carry_reset_on_fork() {
+        for (text, policy, priority, reset_on_fork) in [
+            ("fifo:20", Policy::Fifo, 20, false),
+            ("fifo:20+reset-on-fork", Policy::Fifo, 20, true),
+            ("other+reset-on-fork", Policy::Other, 0, true),
+            ("idle", Policy::Idle, 0, false),
+        ] {
+            let value: SchedValue = text.parse().unwrap();
+            assert_eq!(
+                value,
+                SchedValue {
+                    scheduling: Scheduling { policy, priority },
+                    reset_on_fork
+                },
+                "{text}"
+            );
+            assert_eq!(value.to_string(), text);
+        }
+        for bad in [
+            "other:-5",
+            "fifo:20+reset-on-fork+reset-on-fork",
+            "+reset-on-fork",
+            "fifo:20 +reset-on-fork",
+        ] {
+            assert!(bad.parse::<SchedValue>().is_err(), "{bad}");
         }
     }
 

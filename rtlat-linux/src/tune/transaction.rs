@@ -85,11 +85,17 @@ mod tests {
         std::fs::create_dir_all(root.join("proc/irq/2")).unwrap();
         std::fs::write(root.join("proc/irq/1/smp_affinity_list"), "0-3\n").unwrap();
         std::fs::write(root.join("proc/irq/2/smp_affinity_list"), "0-3\n").unwrap();
-        let changes = [
-            Change::file("/proc/irq/1/smp_affinity_list", "0-3", "0-2"),
-            Change::file("/proc/irq/2/smp_affinity_list", "0-3", "0-2"),
-            Change::file("/proc/irq/3/smp_affinity_list", "0-3", "0-2"),
-        ];
+        let irq = |irq| {
+            Change::new(
+                crate::tune::Target::IrqAffinity {
+                    irq,
+                    actions: Vec::new(),
+                },
+                "0-3",
+                "0-2",
+            )
+        };
+        let changes = [irq(1), irq(2), irq(3)];
         let failed = apply(&root, &changes, |_, _| false).unwrap_err();
         assert_eq!(failed.change, changes[2]);
         assert_eq!(failed.undone, [changes[1].clone(), changes[0].clone()]);

@@ -6,7 +6,7 @@
 //! ```text
 //! rtlat cpufreq [--root DIR] [--cpus CPUSET]
 //! rtlat cpufreq [--root DIR] [--cpus CPUSET] --governor NAME | --freq FREQ [--apply] [--save FILE]
-//! rtlat cpufreq --restore FILE
+//! rtlat cpufreq [--root DIR] --restore FILE
 //! ```
 
 use std::process::ExitCode;
@@ -32,11 +32,13 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     match action {
         Action::Help => {
-            print!("{}", options::USAGE);
+            print!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List { facts, cpus } => list::list(&facts, &cpus),
         Action::Set(set) => set::run(set),
-        Action::Restore(path) => crate::cli::tuning::restore::restore("cpufreq", &path),
+        Action::Restore { file, root } => {
+            crate::cli::tuning::restore::restore("cpufreq", &file, &root)
+        }
     }
 }

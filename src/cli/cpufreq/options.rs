@@ -14,7 +14,7 @@ use crate::cli::tuning::args::{
 pub const USAGE: &str = "\
 Usage: rtlat cpufreq [--root DIR] [--cpus CPUSET]
        rtlat cpufreq [--root DIR] [--cpus CPUSET] (--governor NAME | --freq FREQ) [--apply] [--save FILE]
-       rtlat cpufreq --restore FILE
+       rtlat cpufreq [--root DIR] --restore FILE
 
 Lists each CPU's frequency scaling (driver, governor, limits, hardware range), or sets the
 governor (what `cpufreq-set -g` does) or a fixed frequency (what `cpufreq-set -f` does) on
@@ -29,13 +29,14 @@ CPUSET (default: every online CPU).
   --apply           make the changes (without it: a dry run that prints them)
   --save FILE       where --apply saves what it changed (default:
                     ./rtlat-cpufreq-restore-DATE-PID.json; an existing file is refused)
-  --restore FILE    undo the changes FILE records
+  --restore FILE    undo the changes FILE records (with the --root they were made under)
   --root DIR        the system's root (default /): change a copy of a machine's tree
   -h, --help        print this help
 
-`rtlat run --governor NAME` sets a governor for one run only. Writing needs root. Exit
-status: 0 done, 1 a change failed and could not all be undone, 2 refused (bad input, no
-cpufreq, missing privilege): nothing changed.
+`rtlat run --governor NAME` sets a governor for one run only. Writing needs root. A reboot
+resets cpufreq settings, so a restore file is refused after one; otherwise it is checked as a
+whole (governors the CPU has, frequencies in its range, files writable by you) before
+anything is written, or refused with status 2.
 ";
 
 const SPECS: &[Spec] = &[
@@ -76,7 +77,7 @@ pub enum Action {
     Help,
     List { facts: Facts, cpus: CpuSet },
     Set(Set),
-    Restore(PathBuf),
+    Restore { file: PathBuf, root: PathBuf },
 }
 
 /// `--governor` / `--freq` and their companions.
@@ -95,7 +96,7 @@ pub struct Set {
 pub fn parse(args: &[String]) -> Result<Action, String> {
     let (options, facts) = match start("rtlat cpufreq", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore(path) => return Ok(Action::Restore(path)),
+        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
         Start::Run(options, facts) => (options, facts),
     };
     let value = |name: &str| options.value(name);

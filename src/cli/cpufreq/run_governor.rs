@@ -12,7 +12,7 @@ use std::path::Path;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::facts::Facts;
 use rtlat_linux::tune::cpufreq::{frequency_changes, governor_changes, policies};
-use rtlat_linux::tune::{Change, Hold, Target, format_khz};
+use rtlat_linux::tune::{Change, CpufreqSetting, Hold, Target, format_khz};
 
 use crate::cli::tuning::apply::cpus_text;
 
@@ -172,7 +172,13 @@ impl Drop for HeldGovernor {
 
 /// Whether `change` sets a governor (else it sets a frequency limit).
 fn is_governor(change: &Change) -> bool {
-    matches!(&change.target, Target::File { path } if path.ends_with("/scaling_governor"))
+    matches!(
+        change.target,
+        Target::Cpufreq {
+            setting: CpufreqSetting::Governor,
+            ..
+        }
+    )
 }
 
 /// The limits of `cpus` (as [`ranges`] gives them) when they do not all hold `khz` as both
@@ -226,11 +232,8 @@ fn previous(changes: &[Change]) -> String {
         .iter()
         .map(|c| {
             let cpu = match &c.target {
-                Target::File { path } => path
-                    .strip_prefix("/sys/devices/system/cpu/cpu")
-                    .and_then(|rest| rest.split('/').next())
-                    .unwrap_or("?"),
-                Target::Thread { .. } => "?",
+                Target::Cpufreq { cpu, .. } => cpu.to_string(),
+                _ => "?".to_owned(),
             };
             format!("{} on CPU {cpu}", c.old)
         })

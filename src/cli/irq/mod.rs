@@ -3,7 +3,7 @@
 //! ```text
 //! rtlat irq [--root DIR]                                 list IRQs: affinity, effective, movable, name
 //! rtlat irq [--root DIR] --away-from CPUSET [--default] [--apply] [--save FILE]
-//! rtlat irq --restore FILE
+//! rtlat irq [--root DIR] --restore FILE
 //! ```
 
 use std::process::ExitCode;
@@ -25,11 +25,11 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     match action {
         Action::Help => {
-            print!("{}", options::USAGE);
+            print!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List { facts } => list::list(&facts),
         Action::Away(away) => away::run(away),
-        Action::Restore(path) => crate::cli::tuning::restore::restore("irq", &path),
+        Action::Restore { file, root } => crate::cli::tuning::restore::restore("irq", &file, &root),
     }
 }

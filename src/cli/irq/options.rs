@@ -13,7 +13,7 @@ use crate::cli::tuning::args::{
 pub const USAGE: &str = "\
 Usage: rtlat irq [--root DIR]
        rtlat irq [--root DIR] --away-from CPUSET [--default] [--apply] [--save FILE]
-       rtlat irq --restore FILE
+       rtlat irq [--root DIR] --restore FILE
 
 Lists the IRQs (affinity, effective affinity, whether they can be moved, name), or moves
 every movable IRQ away from CPUSET, e.g. the CPUs of real-time threads: each IRQ keeps the
@@ -25,15 +25,16 @@ CPUs (the online CPUs but CPUSET).
   --apply             make the changes (without it: a dry run that prints them)
   --save FILE         where --apply saves what it changed (default:
                       ./rtlat-irq-restore-DATE-PID.json; an existing file is refused)
-  --restore FILE      undo the changes FILE records
+  --restore FILE      undo the changes FILE records (with the --root they were made under)
   --root DIR          the system's root (default /): change a copy of a machine's tree
   -h, --help          print this help
 
 Every change is printed as `/proc/irq/N/smp_affinity_list: OLD → NEW`. IRQs the kernel does
 not let move (per-CPU, kernel-managed, the timer) are reported, not fatal. An IRQ's effective
 affinity follows when it next fires. Stop irqbalance first, or it moves them back. Writing
-needs root. Exit status: 0 done, 1 a change failed and could not all be undone, 2 refused (bad
-input, missing privilege): nothing changed.
+needs root. A restore file undoes only what it recorded, on this machine, in this boot: it is
+checked as a whole (the same IRQs with the same handlers, values of this machine, writable by
+you) before anything is written, or refused with status 2.
 ";
 
 const SPECS: &[Spec] = &[
@@ -57,7 +58,7 @@ pub enum Action {
     Help,
     List { facts: Facts },
     Away(Away),
-    Restore(PathBuf),
+    Restore { file: PathBuf, root: PathBuf },
 }
 
 /// `--away-from` and its companions.
@@ -74,7 +75,7 @@ pub struct Away {
 pub fn parse(args: &[String]) -> Result<Action, String> {
     let (options, facts) = match start("rtlat irq", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore(path) => return Ok(Action::Restore(path)),
+        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
         Start::Run(options, facts) => (options, facts),
     };
     let value = |name: &str| options.value(name);

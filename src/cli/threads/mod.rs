@@ -26,7 +26,7 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     match action {
         Action::Help => {
-            print!("{}", options::USAGE);
+            print!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List {
@@ -35,6 +35,8 @@ pub fn main(args: &[String]) -> ExitCode {
             json,
         } => list::list(&facts, &filter, json),
         Action::Change(change) => set::run(change),
-        Action::Restore(path) => crate::cli::tuning::restore::restore("threads", &path),
+        Action::Restore { file, root } => {
+            crate::cli::tuning::restore::restore("threads", &file, &root)
+        }
     }
 }

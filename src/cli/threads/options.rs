@@ -55,9 +55,11 @@ Changing (dry run unless --apply):
   --restore FILE   undo the changes FILE records
   -h, --help       print this help
 
-Changing another user's thread, and real-time priorities above `ulimit -r`, need
-CAP_SYS_NICE (root). Exit status: 0 done, 1 a change failed and could not all be undone,
-2 refused (bad input, unknown thread, missing privilege): nothing changed.
+Changing another user's thread, real-time priorities above `ulimit -r` and nice values
+below `20 - ulimit -e` need CAP_SYS_NICE (root); a change you could make but not undo (e.g.
+raising your own thread's nice value) is refused. The reset-on-fork flag is kept, and
+restored. A restore file is refused as a whole if a thread is gone or its id now names
+another thread.
 ";
 
 const SPECS: &[Spec] = &[
@@ -109,7 +111,10 @@ pub enum Action {
         json: bool,
     },
     Change(Change),
-    Restore(PathBuf),
+    Restore {
+        file: PathBuf,
+        root: PathBuf,
+    },
 }
 
 /// What to change of one thread.
@@ -139,7 +144,7 @@ fn id(option: &str, value: &str, what: &str) -> Result<u32, String> {
 pub fn parse(args: &[String]) -> Result<Action, String> {
     let (options, facts) = match start("rtlat threads", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore(path) => return Ok(Action::Restore(path)),
+        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
         Start::Run(options, facts) => (options, facts),
     };
     let value = |name: &str| options.value(name);

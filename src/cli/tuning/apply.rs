@@ -2,23 +2,28 @@
 //!
 //! - Dry run (the default): each change printed as `TARGET: OLD → NEW`, then a line saying
 //!   nothing changed; a missing privilege is noted on stderr, so `--apply` holds no surprise.
-//! - `--apply`: the privilege checked for every change before any is made; the restore file
-//!   written (atomically) with every planned change *before* the first one is made, so a
-//!   command killed half-way still leaves a file that undoes what it did; the changes made
-//!   all or nothing (a failure undoes those already made); the restore file rewritten with
-//!   what was made; each change printed as it was made.
+//! - `--apply`: the privilege checked for every change before any is made, and for every
+//!   thread change the privilege to undo it too (a change its user could not undo is
+//!   refused); the restore file written (atomically) with every planned change *before* the
+//!   first one is made, so a command killed half-way still leaves a file that undoes what it
+//!   did; the changes made all or nothing (a failure undoes those already made); the restore
+//!   file rewritten with what was made; each change printed as it was made.
 //!
-//! Exit status: 0 done (or nothing to do); 2 refused, and the system is as it was; 1 a change
-//! failed and some could not be undone (they are printed, and in the restore file).
+//! Exit status (`rtlat::exit_status`): 0 done (or nothing to do); 2 refused, and the system is
+//! as it was; 5 a change failed and some could not be undone (they are printed, and in the
+//! restore file).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rtlat_linux::Error;
 use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::{Change, RestoreFile, file, restore::utc_text, thread, transaction};
+use rtlat_linux::tune::{
+    Change, RestoreFile, file, permission, restore::utc_text, transaction::Failed,
+};
 
 use rtlat::atomic_file::write_atomically;
+use rtlat::exit_status::{self, BAD_INPUT, NOT_UNDONE, OK};
 
 /// A planned tuning command.
 pub struct Request {
@@ -46,7 +51,7 @@ pub fn run(request: &Request) -> ExitCode {
     let program = format!("rtlat {}", request.command);
     if request.changes.is_empty() {
         println!("# nothing to change");
-        return ExitCode::SUCCESS;
+        return exit_status::code(OK);
     }
     let preflight = preflight(&request.root, &request.changes);
     if !request.apply {
@@ -61,11 +66,11 @@ pub fn run(request: &Request) -> ExitCode {
             "# dry run: nothing changed; add --apply to make {}",
             count(n, "this change", "these", "changes")
         );
-        return ExitCode::SUCCESS;
+        return exit_status::code(OK);
     }
     let refuse = |message: String| {
         eprintln!("{program}: {message}");
-        ExitCode::from(2)
+        exit_status::code(BAD_INPUT)
     };
     if let Err(e) = preflight {
         return refuse(format!("{e}; nothing was changed"));
@@ -88,7 +93,8 @@ pub fn run(request: &Request) -> ExitCode {
     }
 
     let skip = request.skip;
-    let outcome = transaction::apply(&request.root, &request.changes, |_, e| skip(e));
+    let outcome =
+        rtlat_linux::tune::transaction::apply(&request.root, &request.changes, |_, e| skip(e));
     let (done, code) = match outcome {
         Ok(applied) => {
             for change in &applied.done {
@@ -102,7 +108,7 @@ pub fn run(request: &Request) -> ExitCode {
                     change.old
                 );
             }
-            (applied.done, ExitCode::SUCCESS)
+            (applied.done, OK)
         }
         Err(failed) => {
             eprintln!(
@@ -121,7 +127,7 @@ pub fn run(request: &Request) -> ExitCode {
                     )
                 };
                 eprintln!("{program}: nothing was changed{undone}");
-                return ExitCode::from(2);
+                return exit_status::code(failed_status(&failed));
             }
             for (change, error) in &failed.not_undone {
                 eprintln!(
@@ -135,7 +141,7 @@ pub fn run(request: &Request) -> ExitCode {
                 .rev()
                 .map(|(c, _)| c.clone())
                 .collect();
-            (left, ExitCode::from(1))
+            (left, failed_status(&failed))
         }
     };
     record.applied = true;
@@ -143,7 +149,7 @@ pub fn run(request: &Request) -> ExitCode {
     if record.changes.is_empty() {
         let _ = std::fs::remove_file(&save);
         println!("# nothing was changed");
-        return code;
+        return exit_status::code(code);
     }
     match write_atomically(&save, record.to_json().as_bytes()) {
         Ok(()) => println!(
@@ -156,15 +162,26 @@ pub fn run(request: &Request) -> ExitCode {
             save.display()
         ),
     }
-    code
+    exit_status::code(code)
 }
 
-/// Checks that every change can be made by this process, before any is.
-fn preflight(root: &Path, changes: &[Change]) -> Result<(), Error> {
-    for path in changes.iter().filter_map(|c| c.path_under(root)) {
-        file::check_writable(&path)?;
+/// The exit status of an apply that failed part-way: 2 when everything made before the
+/// failure was undone (the system is as it was), 5 when some of it could not be.
+fn failed_status(failed: &Failed) -> u8 {
+    if failed.not_undone.is_empty() {
+        BAD_INPUT
+    } else {
+        NOT_UNDONE
     }
-    thread::check_permission(&Facts::live(), changes)
+}
+
+/// Checks that every change can be made by this process, and every thread change undone,
+/// before any is made.
+fn preflight(root: &Path, changes: &[Change]) -> Result<(), Error> {
+    for path in changes.iter().filter_map(|c| c.target.system_path()) {
+        file::check_writable(root, &path)?;
+    }
+    permission::check_threads(&Facts::live(), changes, true)
 }
 
 /// `--save FILE`, or `./rtlat-COMMAND-restore-DATE-PID.json`; refused if it exists (it may
@@ -221,5 +238,26 @@ pub fn cpus_text(cpus: &rtlat_linux::cpuset::CpuSet) -> String {
         format!("CPU {cpus}")
     } else {
         format!("CPUs {cpus}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtlat_linux::tune::Target;
+
+    #[test]
+    fn a_failure_part_way_is_5_only_when_something_is_left() {
+        let change = Change::new(Target::DefaultIrqAffinity, "f", "7");
+        let error = Error::NoCpus;
+        let mut failed = Failed {
+            change: change.clone(),
+            error: error.clone(),
+            undone: vec![change.clone()],
+            not_undone: Vec::new(),
+        };
+        assert_eq!(failed_status(&failed), BAD_INPUT);
+        failed.not_undone.push((change, error));
+        assert_eq!(failed_status(&failed), NOT_UNDONE);
     }
 }

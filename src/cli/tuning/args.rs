@@ -100,13 +100,20 @@ pub fn scan(command: &str, args: &[String], specs: &[Spec]) -> Result<Vec<Found>
     Ok(found)
 }
 
-/// How every tuning command's options begin: `--help`, `--restore FILE` (alone), or the
-/// options found plus the facts of `--root` (default `/`, which must be a directory).
+/// How every tuning command's options begin: `--help`, `--restore FILE` (with `--root` at
+/// most), or the options found plus the facts of `--root` (default `/`, which must be a
+/// directory).
 pub enum Start {
     /// `--help` (or `-h`) was given.
     Help,
-    /// `--restore FILE`, with no other option.
-    Restore(std::path::PathBuf),
+    /// `--restore FILE`, with no other option but `--root DIR` (the root the file's changes
+    /// were made under; `/` by default).
+    Restore {
+        /// The restore file.
+        file: std::path::PathBuf,
+        /// `--root`, or `/`.
+        root: std::path::PathBuf,
+    },
     /// Anything else: the options in order and the machine they act on.
     Run(Options, rtlat_linux::facts::Facts),
 }
@@ -135,25 +142,32 @@ impl Options {
     }
 }
 
-/// Scans `args` and handles what the tuning commands share: `--help`, `--restore` alone and
+/// Scans `args` and handles what the tuning commands share: `--help`, `--restore` and
 /// `--root`.
 pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, String> {
     let options = Options(scan(command, args, specs)?);
     if options.given("--help") {
         return Ok(Start::Help);
     }
-    if let Some(path) = options.value("--restore") {
-        if let Some(other) = options.0.iter().find(|f| f.name != "--restore") {
-            return Err(format!(
-                "--restore takes no other option ({} given): the file says what to restore",
-                other.name
-            ));
-        }
-        return Ok(Start::Restore(std::path::PathBuf::from(path)));
-    }
     let root = options.value("--root").unwrap_or_else(|| "/".into());
     if !std::path::Path::new(&root).is_dir() {
         return Err(invalid("--root", &root, "not a directory"));
+    }
+    if let Some(path) = options.value("--restore") {
+        if let Some(other) = options
+            .0
+            .iter()
+            .find(|f| f.name != "--restore" && f.name != "--root")
+        {
+            return Err(format!(
+                "--restore takes no other option but --root ({} given): the file says what to restore",
+                other.name
+            ));
+        }
+        return Ok(Start::Restore {
+            file: std::path::PathBuf::from(path),
+            root: std::path::PathBuf::from(root),
+        });
     }
     Ok(Start::Run(options, rtlat_linux::facts::Facts::at(&root)))
 }

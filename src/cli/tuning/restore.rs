@@ -1,18 +1,21 @@
-//! `rtlat irq|threads|cpufreq --restore FILE`: undo what a restore file records, after
-//! checking that the file is this command's and that everything it names still exists.
+//! `rtlat irq|threads|cpufreq [--root DIR] --restore FILE`: undo what a restore file records,
+//! after checking the whole file against this machine, this boot and this user's privileges
+//! (see `rtlat_linux::tune::restore`): a file that fails any check is refused before anything
+//! is written.
 
 use std::path::Path;
 use std::process::ExitCode;
 
+use rtlat::exit_status::{self, BAD_INPUT, NOT_UNDONE, OK};
 use rtlat_linux::tune::RestoreFile;
 
-/// Restores `path` for `command`; returns the exit status (2 refused, nothing written; 1 some
-/// settings could not be restored; 0 all restored).
-pub fn restore(command: &str, path: &Path) -> ExitCode {
+/// Restores `path` for `command` under `root`; returns the exit status (2 refused, nothing
+/// written; 5 some settings could not be restored, stderr names them; 0 all restored).
+pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
     let program = format!("rtlat {command}");
     let refuse = |message: String| {
-        eprintln!("{program}: --restore {message}");
-        ExitCode::from(2)
+        eprintln!("{program}: --restore {message}; nothing was changed");
+        exit_status::code(BAD_INPUT)
     };
     let file = match RestoreFile::read(path) {
         Ok(file) => file,
@@ -27,30 +30,34 @@ pub fn restore(command: &str, path: &Path) -> ExitCode {
             path.display()
         ));
     }
-    if let Err(e) = file.check(path) {
+    if let Err(e) = file.check(path, root) {
         return refuse(e.to_string());
     }
     if file.changes.is_empty() {
         println!("# nothing to restore");
-        return ExitCode::SUCCESS;
+        return exit_status::code(OK);
     }
     let mut failures = 0;
     for restored in file.restore() {
         match restored.result {
-            Ok(()) => println!("{}", restored.change.describe(&file.root)),
+            Ok(()) => println!("{}", restored.change.describe(root)),
             Err(e) => {
                 failures += 1;
                 eprintln!(
                     "{program}: could not restore {}: {e}",
-                    restored.change.describe(&file.root)
+                    restored.change.describe(root)
                 );
             }
         }
     }
     if failures == 0 {
         println!("# restored everything {} recorded", path.display());
-        ExitCode::SUCCESS
+        exit_status::code(OK)
     } else {
-        ExitCode::from(1)
+        eprintln!(
+            "{program}: {failures} of {} settings were not restored (listed above); the others were",
+            file.changes.len()
+        );
+        exit_status::code(NOT_UNDONE)
     }
 }
