@@ -362,10 +362,17 @@ struct SnapshotFile {
 }
 
 impl SnapshotFile {
+    /// Created exclusively: a file or symlink another user planted at this predictable name
+    /// is never opened (then there is no snapshot file). In /dev/shm (sticky) nobody else
+    /// can replace it afterwards.
     fn create() -> SnapshotFile {
         let path = std::path::PathBuf::from(format!("/dev/shm/cyclictest{}", std::process::id()));
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path);
         SnapshotFile {
-            path: std::fs::write(&path, b"").ok().map(|_| path),
+            path: created.ok().map(|_| path),
         }
     }
 }
