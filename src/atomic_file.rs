@@ -1,59 +1,33 @@
-//! Files written atomically: a temporary file in the same folder, flushed to disk, renamed
-//! over the target. A run killed at any moment leaves the old file or the new one, never a
-//! truncated one.
+//! Files written atomically: the names the tuning commands and older callers use for
+//! [`crate::output`], which replaces a regular file through an exclusive temporary file in the
+//! same folder (owner and mode kept) and writes a device or FIFO as it is. A run killed at any
+//! moment leaves the old file or the new one, never a truncated one.
 
-use std::fs::{self, File};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io;
+use std::path::Path;
 
-/// Writes `contents` to `path` atomically.
+use crate::output;
+
+/// Writes `contents` to `path` (see [`crate::output`]).
 pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
-    write_atomically_with(path, |file| file.write_all(contents))
+    output::write(path, contents)
 }
 
-/// Writes to `path` atomically what `write` writes into the (buffered) temporary file, so a
-/// large text is streamed, never held whole in memory.
+/// Writes to `path` what `write` writes into the (buffered) file it is given, so a large
+/// text is streamed, never held whole in memory (see [`crate::output`]).
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let temporary = temporary_path(path);
-    let result = (|| {
-        let mut file = io::BufWriter::new(File::create(&temporary)?);
-        write(&mut file)?;
-        let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)?;
-        // Make the rename itself durable.
-        if let Ok(dir) = File::open(folder(path)) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    result
-}
-
-fn folder(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
-fn temporary_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    folder(path).join(format!(".{name}.rtlat-{}.tmp", std::process::id()))
+    output::write_with(path, write)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::io::Write as _;
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {
@@ -63,6 +37,8 @@ mod tests {
         fs::write(&target, b"old").unwrap();
         write_atomically(&target, b"new contents").unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new contents");
+        write_atomically_with(&target, |file| file.write_all(b"streamed")).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"streamed");
         let names: Vec<_> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -74,5 +50,6 @@ mod tests {
     #[test]
     fn unwritable_places_are_reported() {
         assert!(write_atomically(Path::new("/nonexistent-rtlat-dir/x.json"), b"x").is_err());
+        assert!(write_atomically(Path::new("/proc/version"), b"x").is_err());
     }
 }

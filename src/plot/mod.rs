@@ -7,7 +7,8 @@
 //! The files are read by [`crate::formats`] (format detected from the content); the figure
 //! is built independently of the output (`figure`), then drawn with plotters (`draw`) on
 //! its SVG backend (text stays text: no font needed) or on a bitmap whose text is drawn with a
-//! font found on the machine (`font`, `raster`). The image is written atomically.
+//! font found on the machine (`font`, `raster`). The image is written by [`crate::output`]:
+//! checked before the files are read, then replaced atomically (or written to a device).
 
 mod curve;
 mod draw;
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 
 use plotters::prelude::*;
 
-use crate::atomic_file::write_atomically;
+use crate::exit_status;
 
 use self::figure::Figure;
 use self::options::{ImageKind, Options, Parsed, USAGE};
@@ -35,32 +36,45 @@ pub fn main(args: &[String]) -> ExitCode {
     let options = match options::parse(args) {
         Ok(Parsed::Plot(options)) => options,
         Ok(Parsed::Help) => {
-            println!("{USAGE}");
+            println!("{USAGE}\n\n{}", exit_status::HELP);
             return ExitCode::SUCCESS;
         }
         Err(message) => {
             eprintln!("rtlat plot: {message}");
-            return ExitCode::from(2);
+            return exit_status::code(exit_status::BAD_INPUT);
         }
     };
-    match run(&options) {
-        Ok(()) => ExitCode::SUCCESS,
+    let output = options.output.display();
+    // Before reading and drawing: an image that cannot be written is refused first.
+    if let Err(e) = crate::output::check(&options.output) {
+        eprintln!("rtlat plot: {output}: cannot write: {e}");
+        return exit_status::code(exit_status::BAD_INPUT);
+    }
+    let bytes = match make_image(&options) {
+        Ok(bytes) => bytes,
         Err(messages) => {
             for message in messages {
                 eprintln!("rtlat plot: {message}");
             }
-            ExitCode::from(2)
+            return exit_status::code(exit_status::BAD_INPUT);
+        }
+    };
+    match crate::output::write(&options.output, &bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rtlat plot: {output}: cannot write: {e}");
+            exit_status::code(exit_status::finished(exit_status::OK, false))
         }
     }
 }
 
-/// Reads, draws and writes; the errors are one line each.
-fn run(options: &Options) -> Result<(), Vec<String>> {
+/// Reads and draws; the errors are one line each.
+fn make_image(options: &Options) -> Result<Vec<u8>, Vec<String>> {
     let inputs = input::load(&options.files)?;
     let figure =
         figure::build(&inputs, options.title.as_deref(), options.x_max_us).map_err(|e| vec![e])?;
     let output = options.output.display();
-    let bytes = match options.kind {
+    match options.kind {
         ImageKind::Svg => {
             let size = options
                 .size
@@ -81,9 +95,7 @@ fn run(options: &Options) -> Result<(), Vec<String>> {
             raster::png(&figure, &fonts, size)
         }
     }
-    .map_err(|e| vec![format!("{output}: {e}")])?;
-    write_atomically(&options.output, &bytes)
-        .map_err(|e| vec![format!("{output}: cannot write: {e}")])
+    .map_err(|e| vec![format!("{output}: {e}")])
 }
 
 /// The figure as SVG text.

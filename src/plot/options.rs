@@ -21,7 +21,8 @@ Files are detected from their content: rtlat or cyclictest --json files, cyclict
 histogram output, jitterdebugger results.json, Xenomai latency output and its -g gnuplot file.
 
 Options:
-  -o, --output OUT  the image to write, OUT.svg or OUT.png (replaced atomically)
+  -o, --output OUT  the image to write, OUT.svg or OUT.png (a file is replaced atomically,
+                    keeping its owner and mode; a device or FIFO is written to)
   --title TEXT      the title's first line, instead of the host and kernel
   --size WxH        the image's size in pixels (default 1200x800, 1200x1150 with a time
                     series, taller when a long legend needs it)
@@ -33,8 +34,10 @@ Options:
 PNG text needs a TrueType font: DejaVu Sans (Debian: fonts-dejavu-core), Liberation Sans or
 another sans-serif font under /usr/share/fonts, or the file named by RTLAT_FONT. SVG needs none.
 
-Exit status: 0, or 2 on a bad option, a missing or unreadable file, a file that is not a
-latency result, or an image that cannot be made or written.";
+A bad option, a missing or unreadable file, a file that is not a latency result, an image
+that cannot be made, and an output that cannot be written (a missing or unwritable folder,
+a directory, a file of /proc or /sys) are refused with status 2, before drawing; an image
+drawn whose file then fails to be written (a full disk) exits with status 4.";
 
 /// What the image is written as, from the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,6 +31,7 @@ use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
 use crate::cli::run::seconds::Window;
 use rtlat::atomic_file::write_atomically;
+use rtlat::exit_status;
 
 /// The sampling thread's stack (the loop needs a few KiB).
 const THREAD_STACK: usize = 128 * 1024;
@@ -282,6 +283,7 @@ fn finish(
 ) -> Result<ExitCode, String> {
     let overall = s.overall();
     let mut out = String::new();
+    let mut written = true;
     if config.histograms() {
         let (min, avg, max) = (
             s.min_histogram.cells(),
@@ -308,9 +310,14 @@ fn finish(
             output::gnuplot(&mut plot, &avg, config.bucket_ns, &run);
             if path.as_os_str() == "-" {
                 out.push_str(&plot);
-            } else {
-                write_atomically(path, plot.as_bytes())
-                    .map_err(|e| format!("-g {}: {e}", path.display()))?;
+            } else if let Err(e) = write_atomically(path, plot.as_bytes()) {
+                // The figures are printed all the same; the status says the file is missing.
+                eprintln!(
+                    "{}: cannot write the -g file '{}': {e}",
+                    program_name(),
+                    path.display()
+                );
+                written = false;
             }
         }
     }
@@ -327,9 +334,13 @@ fn finish(
             program_name(),
             rtlat_core::report::Micros3(highest)
         );
-        return Ok(ExitCode::from(1));
     }
-    Ok(ExitCode::SUCCESS)
+    let verdict = if over.is_some() {
+        exit_status::OVER_THRESHOLD
+    } else {
+        exit_status::OK
+    };
+    Ok(exit_status::code(exit_status::finished(verdict, written)))
 }
 
 /// Whole seconds since `started`, rounded: Xenomai subtracts two `time()` readings, which
@@ -394,12 +405,16 @@ pub fn usage(program: &str) -> String {
          \x20 -?, --help print this help\n\
          \n\
          Memory is locked and /dev/cpu_dma_latency held at 0 for the run. Ctrl-C ends the run\n\
-         with the summary. Invalid values are refused with exit status 2.\n",
+         with the summary. Invalid values, and a -g file that cannot be written, are refused\n\
+         before the run.\n\
+         \n\
+         {exit_statuses}\n",
         period = options::DEFAULT_PERIOD_US,
         cells = options::DEFAULT_CELLS,
         bucket = options::DEFAULT_BUCKET_NS,
         lines = options::DEFAULT_LINES,
         cpu = options::DEFAULT_CPU,
         priority = options::DEFAULT_PRIORITY,
+        exit_statuses = exit_status::HELP,
     )
 }

@@ -22,6 +22,7 @@ use super::seconds::{SecondsSeries, WindowRing};
 use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
 use rtlat::atomic_file::{write_atomically, write_atomically_with};
+use rtlat::exit_status;
 
 /// Bytes of each measurement thread's stack written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
@@ -362,10 +363,17 @@ struct SnapshotFile {
 }
 
 impl SnapshotFile {
+    /// Created exclusively: a file or symlink another user planted at this predictable name
+    /// is never opened (then there is no snapshot file). In /dev/shm (sticky) nobody else
+    /// can replace it afterwards.
     fn create() -> SnapshotFile {
         let path = std::path::PathBuf::from(format!("/dev/shm/cyclictest{}", std::process::id()));
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path);
         SnapshotFile {
-            path: std::fs::write(&path, b"").ok().map(|_| path),
+            path: created.ok().map(|_| path),
         }
     }
 }
@@ -407,6 +415,17 @@ fn finish(
     (start_unix, end_unix): (u64, u64),
     profile: &serde_json::Value,
 ) -> Result<ExitCode, String> {
+    let program = if as_cyclictest {
+        "cyclictest"
+    } else {
+        "rtlat run"
+    };
+    // Every output is attempted; each one that fails is a line naming it, and status 4.
+    let mut all_written = true;
+    let mut not_written = |what: String, e: std::io::Error| {
+        eprintln!("{program}: cannot write {what}: {e}");
+        all_written = false;
+    };
     let mut out = String::new();
     if config.quiet && config.histogram.is_none() {
         for (t, r) in plan.threads.iter().zip(reports) {
@@ -432,13 +451,18 @@ fn finish(
             written.and_then(|()| formatted.map_err(|_| std::io::Error::other("formatting failed")))
         };
         match &config.histfile {
-            Some(path) => write_atomically_with(path, |file| write(file))
-                .map_err(|e| format!("--histfile {}: {e}", path.display()))?,
+            Some(path) => {
+                if let Err(e) = write_atomically_with(path, |file| write(file)) {
+                    not_written(format!("the --histfile file '{}'", path.display()), e);
+                }
+            }
             None => {
                 print!("{out}");
                 out.clear();
                 let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-                write(&mut stdout).map_err(|e| format!("stdout: {e}"))?;
+                if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush()) {
+                    not_written("the histogram to standard output".into(), e);
+                }
             }
         }
     }
@@ -484,9 +508,8 @@ fn finish(
         if path.as_os_str() == "-" {
             print!("{doc}");
             let _ = std::io::stdout().flush();
-        } else {
-            write_atomically(path, doc.as_bytes())
-                .map_err(|e| format!("--json {}: {e}", path.display()))?;
+        } else if let Err(e) = write_atomically(path, doc.as_bytes()) {
+            not_written(format!("the --json file '{}'", path.display()), e);
         }
     }
     if failed {
@@ -496,7 +519,7 @@ fn finish(
             config.fail_above_us.unwrap_or(0)
         );
     }
-    Ok(ExitCode::from(code))
+    Ok(exit_status::code(exit_status::finished(code, all_written)))
 }
 
 fn final_figures(r: &ThreadReport) -> LiveFigures {

@@ -56,6 +56,14 @@
 //! - rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
 //!   be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
 //!   does; invoked as `cyclictest`, rtlat refuses them.
+//! - **Output files** (`--json`, `--histfile`) are checked before the run, and one that cannot
+//!   be written is refused with status 2 before anything is measured: a missing or unwritable
+//!   directory, a directory, a file of `/proc` or `/sys`, a symlink owned by another user
+//!   (cyclictest measures, then fails, or writes nothing and exits 0). A write that fails
+//!   after the run (`/dev/full`) is one line naming the file and exit status 4; the other
+//!   outputs are written all the same (cyclictest exits 0 with the results lost). A regular
+//!   file is replaced atomically, keeping its owner and mode, where cyclictest truncates it
+//!   and writes it again (see [`rtlat::output`]); devices and FIFOs are written to by both.
 //! - `--profile NAME` fills in the settings the command line leaves out from a board profile
 //!   (see [`super::profile`]): the options given win, whatever their order.
 //!
@@ -652,45 +660,17 @@ impl RunConfig {
     }
 }
 
-/// Checks, before a run, that `path` (the value of `option`) can be written at its end: an
-/// existing file is opened for appending (not truncated); otherwise its directory must exist
-/// and the file is created and removed again.
+/// Checks, before a run, that `path` (the value of `option`) can be written at its end, as
+/// [`rtlat::output`] will write it: its kind (a directory, block device, socket, kernel
+/// interface file or another user's symlink is refused), its directory (exists and is
+/// writable) and, for a file that is replaced, that it can keep its owner. Nothing is
+/// written and a FIFO is not opened.
 pub fn check_writable_parent(path: &Path, option: &str) -> Result<(), UsageError> {
-    let refuse = |reason: String| UsageError::NotWritable {
+    rtlat::output::check(path).map_err(|err| UsageError::NotWritable {
         option: option.to_owned(),
         path: path.to_owned(),
-        reason,
-    };
-    if path.as_os_str().is_empty() {
-        return Err(refuse("the path is empty".into()));
-    }
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Err(refuse("it is a directory; name a file".into())),
-        Ok(_) => std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map(drop)
-            .map_err(|err| refuse(err.to_string())),
-        Err(_) => {
-            let parent = match path.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent,
-                _ => Path::new("."),
-            };
-            match std::fs::metadata(parent) {
-                Ok(meta) if meta.is_dir() => {}
-                Ok(_) => return Err(refuse(format!("{} is not a directory", parent.display()))),
-                Err(err) => {
-                    return Err(refuse(format!("directory {}: {err}", parent.display())));
-                }
-            }
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-                .map_err(|err| refuse(err.to_string()))?;
-            std::fs::remove_file(path).map_err(|err| refuse(err.to_string()))
-        }
-    }
+        reason: err.to_string(),
+    })
 }
 
 /// A command line rtlat refuses. Its `Display` is one line naming the option and what is

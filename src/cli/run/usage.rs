@@ -83,8 +83,12 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
          \x20 -?, --help             print this help\n\
          \n\
          Long options may be shortened to any unambiguous prefix (rtlat's own excepted).\n\
-         Invalid or contradictory options are refused with exit status 2.\n",
+         Invalid or contradictory options, and outputs that cannot be written, are refused\n\
+         before the run.\n\
+         \n",
     );
+    text.push_str(rtlat::exit_status::HELP);
+    text.push('\n');
     text
 }
 

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use self::measure::{Figures, Plan, Report, Shared};
 use self::options::{Config, Parsed};
 use rtlat::atomic_file::write_atomically;
+use rtlat::exit_status;
 
 /// The base thread's priority: LinuxCNC gives the fastest thread the highest real-time
 /// priority below the maximum.
@@ -244,9 +245,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         if path.as_os_str() == "-" {
             print!("{text}");
             let _ = std::io::stdout().flush();
-        } else {
-            write_atomically(path, text.as_bytes())
-                .map_err(|e| format!("--json {}: {e}", path.display()))?;
+        } else if let Err(e) = write_atomically(path, text.as_bytes()) {
+            eprintln!(
+                "rtlat servo: cannot write the --json file '{}': {e}",
+                path.display()
+            );
+            return Ok(exit_status::code(exit_status::finished(
+                exit_status::OK,
+                false,
+            )));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -436,8 +443,11 @@ pub fn usage() -> String {
          \x20 100 µs to 1 ms        not a good candidate for software stepping\n\
          \x20 over 1 ms             not a good candidate for LinuxCNC at all\n\
          \n\
-         Memory is locked and /dev/cpu_dma_latency held at 0 for the run. Invalid values are\n\
-         refused with exit status 2.\n"
+         Memory is locked and /dev/cpu_dma_latency held at 0 for the run. Invalid values, and a\n\
+         --json file that cannot be written, are refused before the run.\n\
+         \n\
+         {}\n",
+        rtlat::exit_status::HELP
     )
 }
 
