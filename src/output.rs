@@ -114,6 +114,8 @@ fn resolve(path: &Path) -> io::Result<Destination> {
     if path.as_os_str().is_empty() {
         return Err(refused("the path is empty; name a file"));
     }
+    // Every symlink on the way, in the folders as in the name itself.
+    check_symlinks(path)?;
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         // A new file; its directory is checked when it is created.
@@ -132,7 +134,6 @@ fn resolve(path: &Path) -> io::Result<Destination> {
     };
     let through_symlink = meta.file_type().is_symlink();
     let meta = if through_symlink {
-        check_symlinks(path)?;
         fs::metadata(path).map_err(|e| {
             if e.kind() == io::ErrorKind::NotFound {
                 let target = fs::read_link(path).unwrap_or_default();
@@ -181,9 +182,21 @@ fn resolve(path: &Path) -> io::Result<Destination> {
     }
 }
 
+/// Refuses `path` if one of its folders or its name, or a symlink one of them leads to, is a
+/// symlink owned by someone other than root or the user running rtlat (`/tmp/d/out.json`
+/// with `/tmp/d -> /etc` planted by another user would otherwise replace a file in `/etc`).
+fn check_symlinks(path: &Path) -> io::Result<()> {
+    let mut prefix = PathBuf::new();
+    for component in path.components() {
+        prefix.push(component);
+        check_symlink_chain(&prefix)?;
+    }
+    Ok(())
+}
+
 /// Refuses `path` if it, or a symlink it leads to, is a symlink owned by someone other than
 /// root or the user running rtlat.
-fn check_symlinks(path: &Path) -> io::Result<()> {
+fn check_symlink_chain(path: &Path) -> io::Result<()> {
     let user = rustix::process::geteuid().as_raw();
     let mut link = path.to_owned();
     for _ in 0..MAX_SYMLINKS {
@@ -308,8 +321,8 @@ fn keep_owner_and_mode(file: &File, existing: &Metadata) -> io::Result<()> {
             )
         })?;
     }
-    // After chown, which clears set-user-ID and set-group-ID bits.
-    file.set_permissions(Permissions::from_mode(existing.mode() & 0o7777))
+    // Its permission bits, never set-user-ID or set-group-ID: a result file is no program.
+    file.set_permissions(Permissions::from_mode(existing.mode() & 0o1777))
 }
 
 fn replace(
@@ -596,6 +609,45 @@ mod tests {
         symlink("missing.json", &dangling).unwrap();
         let err = check(&dangling).unwrap_err();
         assert!(err.to_string().contains("missing.json"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_that_is_a_symlink_of_another_user_is_refused() {
+        if !is_root() {
+            return; // Giving a symlink to another user needs root.
+        }
+        let dir = Scratch::new("their-folder-link");
+        let private = dir.join("private");
+        fs::create_dir(&private).unwrap();
+        fs::write(private.join("victim"), "secret").unwrap();
+        let link = dir.join("results");
+        symlink(&private, &link).unwrap();
+        std::os::unix::fs::lchown(&link, Some(65534), Some(65534)).unwrap();
+        for name in ["victim", "new.json"] {
+            let path = link.join(name);
+            let err = check(&path).unwrap_err();
+            assert!(err.to_string().contains("owned by uid 65534"), "{err}");
+            assert!(write(&path, b"new").is_err());
+        }
+        assert_eq!(
+            fs::read_to_string(private.join("victim")).unwrap(),
+            "secret"
+        );
+        assert!(!private.join("new.json").exists());
+        // A folder symlink of our own is followed.
+        std::os::unix::fs::lchown(&link, Some(0), Some(0)).unwrap();
+        write(&link.join("victim"), b"new").unwrap();
+        assert_eq!(fs::read_to_string(private.join("victim")).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_replaced_file_never_keeps_set_id_bits() {
+        let dir = Scratch::new("set-id");
+        let target = dir.join("out.json");
+        fs::write(&target, "old").unwrap();
+        fs::set_permissions(&target, Permissions::from_mode(0o6755)).unwrap();
+        write(&target, b"new").unwrap();
+        assert_eq!(fs::metadata(&target).unwrap().mode() & 0o7777, 0o755);
     }
 
     #[test]
