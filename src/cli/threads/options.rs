@@ -37,8 +37,9 @@ run on, process and thread name. Or changes threads' scheduling and CPUs (what `
 
 Listing:
   --pid PID        the threads of one process
-  --name REGEX     the threads whose process or thread name matches (literal characters,
-                   . * + ? ^ $ | and \\ escapes; e.g. qemu-system, '^CPU .*/KVM$')
+  --name REGEX     the threads whose process or thread name matches the regular expression
+                   (anywhere unless anchored; the Rust regex crate's syntax, matched in
+                   linear time; e.g. qemu-system, '^CPU [0-9]+/KVM$')
   --tid TID        these threads (repeatable)
   --json           print a JSON array instead of the table
   --root DIR       read /proc under DIR (default /)
