@@ -355,7 +355,10 @@ mod tests {
             ("--apply", "--apply has no effect without --set"),
             ("--pid 1 --name x", "give one of them"),
             ("--pid -1", "invalid value '-1' for --pid"),
-            ("--name [a]", "invalid value '[a]' for --name"),
+            (
+                "--name [a",
+                "invalid value '[a' for --name: unclosed character class",
+            ),
             ("--restore f --apply", "--restore takes no other option"),
             (
                 "--root /nonexistent-rtlat",
