@@ -137,6 +137,35 @@ fn lists_a_process_by_pid_and_by_name() {
     assert!(out.stdout.lines().any(|l| l.contains("kthreadd")));
 }
 
+/// Issue 10, item 4: `.*` eight times before a name took more than 20 s (the old matcher
+/// backtracked exponentially). Matching is linear now: the run finishes, well within the hang
+/// guard, and picks exactly the threads whose process or thread name ends in `sleep`.
+#[test]
+fn a_pattern_that_backtracks_exponentially_still_finishes() {
+    let dir = TempDir::new("threads-pathological");
+    let sleeper = Sleeper::start();
+    let pattern = format!("{}sleep$", ".*".repeat(8));
+    let out = threads(&["--name", &pattern, "--json"], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert!(
+        rows.iter().any(|r| r["tid"] == sleeper.pid()),
+        "sleep {} not listed: {}",
+        sleeper.pid(),
+        out.stdout
+    );
+    for row in rows {
+        let named = |key: &str| row[key].as_str().unwrap().ends_with("sleep");
+        assert!(named("name") || named("process"), "{row}");
+    }
+    // Nothing ends in `Z` here: no thread, and still no hang.
+    let pattern = format!("{}Z$", ".*".repeat(8));
+    let out = threads(&["--name", &pattern, "--json"], dir.path());
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(out.stdout.trim(), "[]");
+}
+
 #[test]
 fn fifo_and_pin_applied_checked_in_proc_and_restored() {
     let _serial = common::measuring();
@@ -329,8 +358,12 @@ fn bad_input_exits_2_with_one_line() {
             "--pid 999999999: there is no process 999999999",
         ),
         (
-            vec!["--name", "(qemu)"],
-            "invalid value '(qemu)' for --name: `(` is not supported",
+            vec!["--name", "(qemu"],
+            "invalid value '(qemu' for --name: unclosed group (accepted: a regular expression",
+        ),
+        (
+            vec!["--name", "(?:a{1000}){1000}"],
+            "for --name: the pattern is too big: compiled it would take more than 1024 KiB",
         ),
     ] {
         let out = threads(&args, dir.path());

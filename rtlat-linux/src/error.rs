@@ -1,7 +1,7 @@
 //! The crate's one error type, [`Error`], and [`Errno`], the OS error number it carries.
 //!
 //! Every message says what failed and what the user can do about it. Variants produced on a
-//! measuring thread's hot path (`Clock`, `Sleep`, `TimerWait`) hold only `Copy` data, so
+//! measuring thread's hot path (`Clock`, `Sleep`, `TimerWait`, `Cancelled`) hold only `Copy` data, so
 //! returning them allocates nothing.
 
 use core::fmt;
@@ -92,6 +92,11 @@ pub enum Error {
         /// The OS error.
         errno: Errno,
     },
+    /// A sleep or timer wait was cut short because the run is ending
+    /// ([`cancel_measurement`](crate::signals::cancel_measurement)): not a failure, the
+    /// end of the measurement. The interrupted cycle is not measured.
+    #[error("the sleep was cancelled: the run is ending")]
+    Cancelled,
     /// Waiting for a POSIX timer or timerfd expiry failed.
     #[error(
         "{call} failed while waiting for a timer expiry: {errno}; use another timer kind (the default clock_nanosleep needs no signals)"

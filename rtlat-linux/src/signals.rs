@@ -3,6 +3,14 @@
 //! the current status. Handlers only set flags (async-signal-safe); the main thread acts on
 //! them. Measurement threads block these signals so that they are always delivered to the
 //! main thread and never interrupt a sleep.
+//!
+//! Ending a run does not wait for the measurement threads to wake up (an interval or a
+//! `--secaligned` start may be an hour away): the main thread calls [`cancel_measurement`],
+//! which sets a process-wide flag and sends each measurement thread [`wake_signal`], a
+//! real-time signal whose handler does nothing. The signal cuts the thread's sleep short
+//! (`EINTR`: no handler here asks for `SA_RESTART`); the timers of [`crate::timer`] look at
+//! the flag only then, and return [`Error::Cancelled`] instead of sleeping again. The
+//! measurement's hot path pays nothing for it: no extra system call, load or branch per cycle.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -12,6 +20,10 @@ use crate::sys;
 static STOP: AtomicBool = AtomicBool::new(false);
 static STATUS: AtomicBool = AtomicBool::new(false);
 static SNAPSHOT: AtomicBool = AtomicBool::new(false);
+/// Set once by [`cancel_measurement`]; never cleared (a process measures once).
+static CANCEL: AtomicBool = AtomicBool::new(false);
+/// Whether [`wake_signal`] has its handler: without one, the signal would kill the process.
+static WAKE_HANDLED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_stop(_signo: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
@@ -25,28 +37,56 @@ extern "C" fn on_snapshot(_signo: libc::c_int) {
     SNAPSHOT.store(true, Ordering::SeqCst);
 }
 
-/// Installs the run's handlers: SIGINT, SIGTERM and SIGHUP set [`stop_requested`], SIGUSR1 sets
-/// [`take_status_request`], SIGUSR2 sets [`take_snapshot_request`] (cyclictest's snapshot to
-/// shared memory). Call once in the main thread, before starting measurement threads.
-pub fn install_run_handlers() -> Result<(), Error> {
-    for (signo, handler) in [
+/// Does nothing: the wake-up signal's only effect is the `EINTR` of the sleep it interrupts.
+extern "C" fn on_wake(_signo: libc::c_int) {}
+
+/// The signal [`cancel_measurement`] wakes measurement threads with: `SIGRTMIN + 1` (a
+/// [`PosixTimer`](crate::PosixTimer) uses `SIGRTMIN` by default).
+pub fn wake_signal() -> i32 {
+    sys::sigrtmin() + 1
+}
+
+/// The signals a run answers, in the order [`install_run_handlers`] installs them.
+fn run_signals() -> [(libc::c_int, extern "C" fn(libc::c_int)); 6] {
+    [
         (libc::SIGINT, on_stop as extern "C" fn(libc::c_int)),
         (libc::SIGTERM, on_stop),
         (libc::SIGHUP, on_stop),
         (libc::SIGUSR1, on_status),
         (libc::SIGUSR2, on_snapshot),
-    ] {
-        sys::set_signal_handler(signo, handler).map_err(|errno| Error::Signals {
-            call: "sigaction",
-            errno,
-        })?;
+        (wake_signal(), on_wake),
+    ]
+}
+
+/// Installs the run's handlers: SIGINT, SIGTERM and SIGHUP set [`stop_requested`], SIGUSR1 sets
+/// [`take_status_request`], SIGUSR2 sets [`take_snapshot_request`] (cyclictest's snapshot to
+/// shared memory), and [`wake_signal`] gets a handler that does nothing. Then unblocks all of
+/// them on the calling thread, so that one that arrived before, held pending by a mask
+/// inherited from whoever started the process, is taken now.
+///
+/// A SIGHUP that is ignored when this is called (`nohup rtlat run …`) stays ignored: the
+/// run outlives its terminal, as asked.
+///
+/// Call it first thing in a measuring command, in the main thread, before starting
+/// measurement threads: until then these signals have their default action (SIGUSR1 and
+/// SIGHUP kill the process).
+pub fn install_run_handlers() -> Result<(), Error> {
+    let failed = |call| move |errno| Error::Signals { call, errno };
+    let mut set = sys::sigset_of(libc::SIGINT).map_err(failed("sigaddset"))?;
+    for (signo, handler) in run_signals() {
+        if signo == libc::SIGHUP && sys::signal_ignored(signo).map_err(failed("sigaction"))? {
+            continue;
+        }
+        sys::set_signal_handler(signo, handler).map_err(failed("sigaction"))?;
+        sys::sigset_add(&mut set, signo).map_err(failed("sigaddset"))?;
     }
-    Ok(())
+    WAKE_HANDLED.store(true, Ordering::SeqCst);
+    sys::unblock_signals(&set).map_err(failed("pthread_sigmask"))
 }
 
 /// Blocks SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 on the calling thread (a measurement
-/// thread), so they
-/// go to the main thread and never cut a sleep short.
+/// thread), so they go to the main thread and never cut a sleep short; unblocks
+/// [`wake_signal`], which is how [`cancel_measurement`] reaches the thread.
 pub fn block_run_signals() -> Result<(), Error> {
     let setup = |errno| Error::Signals {
         call: "pthread_sigmask",
@@ -57,7 +97,18 @@ pub fn block_run_signals() -> Result<(), Error> {
     sys::sigset_add(&mut set, libc::SIGHUP).map_err(setup)?;
     sys::sigset_add(&mut set, libc::SIGUSR1).map_err(setup)?;
     sys::sigset_add(&mut set, libc::SIGUSR2).map_err(setup)?;
-    sys::block_signals(&set).map_err(setup)
+    sys::block_signals(&set).map_err(setup)?;
+    sys::unblock_signals(&sys::sigset_of(wake_signal()).map_err(setup)?).map_err(setup)
+}
+
+/// Sleeps for `duration`, or less: returns as soon as a signal handler has run on the calling
+/// thread. The main thread's pause between two looks at [`stop_requested`]: a stop signal
+/// (which measurement threads block, so it comes to the main thread) ends the pause at once
+/// instead of when it would have ended (`std::thread::sleep` sleeps again after a signal).
+pub fn sleep_or_signal(duration: std::time::Duration) {
+    let ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+    // EINTR is the point; any other error (none is expected) ends the pause early too.
+    let _ = sys::clock_nanosleep_rel(libc::CLOCK_MONOTONIC, &crate::clock::timespec_from_ns(ns));
 }
 
 /// True once SIGINT, SIGTERM or SIGHUP arrived (or [`request_stop`] was called).
@@ -68,6 +119,34 @@ pub fn stop_requested() -> bool {
 /// Asks the run to stop, as SIGINT would.
 pub fn request_stop() {
     STOP.store(true, Ordering::SeqCst);
+}
+
+/// Ends the measurement now, whatever its threads are sleeping for: from this call on, a
+/// sleep of [`crate::timer`] that a signal interrupts returns [`Error::Cancelled`] instead of
+/// sleeping again, and each thread of `tids` (measurement threads' ids from
+/// [`gettid`](crate::gettid); 0, a thread not started yet, is skipped) is sent
+/// [`wake_signal`], which interrupts its sleep.
+///
+/// A wake-up that reaches a thread after its last look at the run's stop flag but before its
+/// sleep starts is not seen by that sleep: call this again, on every pass of the supervising
+/// loop, until the threads have finished (one `tgkill` per thread). Does nothing to the
+/// threads before [`install_run_handlers`] (the signal would kill the process).
+pub fn cancel_measurement(tids: impl IntoIterator<Item = i32>) {
+    CANCEL.store(true, Ordering::SeqCst);
+    if !WAKE_HANDLED.load(Ordering::SeqCst) {
+        return;
+    }
+    for tid in tids.into_iter().filter(|&tid| tid > 0) {
+        // ESRCH: the thread has just finished; nothing to wake.
+        let _ = sys::signal_thread(tid, wake_signal());
+    }
+}
+
+/// True once [`cancel_measurement`] was called. The timers read it only after a signal
+/// interrupted their sleep.
+#[inline]
+pub fn measurement_cancelled() -> bool {
+    CANCEL.load(Ordering::Acquire)
 }
 
 /// True once per SIGUSR1: reading clears it.

@@ -477,6 +477,31 @@ pub(crate) fn block_signals(set: &sigset_t) -> Result<(), Errno> {
     check_direct(unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, set, ptr::null_mut()) })
 }
 
+/// Unblocks the signals of `set` on the calling thread (a pending one is delivered at once).
+pub(crate) fn unblock_signals(set: &sigset_t) -> Result<(), Errno> {
+    // SAFETY: `set` is an initialised set; the old mask is not asked for.
+    check_direct(unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, set, ptr::null_mut()) })
+}
+
+/// Whether `signo` is ignored (`SIG_IGN`) in this process, as `nohup` leaves `SIGHUP`.
+pub(crate) fn signal_ignored(signo: c_int) -> Result<bool, Errno> {
+    // SAFETY: a null new action only reads the current one into `old`, which `sigaction`
+    // fills in full; an all-zero `sigaction` is a valid value to start from.
+    unsafe {
+        let mut old: libc::sigaction = mem::zeroed();
+        check(libc::sigaction(signo, ptr::null(), &mut old))?;
+        Ok(old.sa_sigaction == libc::SIG_IGN)
+    }
+}
+
+/// Sends `signo` to thread `tid` of this process (`tgkill`): only that thread takes it.
+pub(crate) fn signal_thread(tid: pid_t, signo: c_int) -> Result<(), Errno> {
+    // SAFETY: plain integer arguments; `tgkill` with our own process id can only reach a
+    // thread of this process, and an id that is gone gives ESRCH.
+    let rc = unsafe { libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, signo) };
+    if rc == -1 { Err(last_errno()) } else { Ok(()) }
+}
+
 /// What [`sigwaitinfo`] took: the signal and, for a POSIX timer's, its value and overruns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TakenSignal {

@@ -61,3 +61,76 @@ fn sigusr1_asks_for_status_and_sigterm_stops_while_measurement_threads_block_the
     request_stop();
     assert!(stop_requested());
 }
+
+/// Issue 10, item 5: a measurement thread sleeping to a deadline an hour away (an interval
+/// of an hour, or `--secaligned` far ahead) ends as soon as the run is cancelled, with every
+/// kind of timer, and the interrupted cycle is not measured.
+#[test]
+fn cancel_measurement_ends_every_timer_s_sleep_at_once() {
+    use rtlat_core::{CycleConfig, CycleEngine, Outcome};
+    use rtlat_linux::signals::{cancel_measurement, measurement_cancelled};
+    use rtlat_linux::{AnyTimer, ClockId, Error, PosixClock, TimerKind, gettid};
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+    const HOUR_NS: u64 = 3_600_000_000_000;
+    install_run_handlers().unwrap();
+    let tids: Vec<AtomicI32> = TimerKind::ALL.iter().map(|_| AtomicI32::new(0)).collect();
+    let done: Vec<AtomicBool> = TimerKind::ALL
+        .iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let results = std::thread::scope(|scope| {
+        let workers: Vec<_> = TimerKind::ALL
+            .iter()
+            .zip(tids.iter().zip(&done))
+            .map(|(&kind, (tid, done))| {
+                scope.spawn(move || {
+                    block_run_signals().unwrap();
+                    let timer = AnyTimer::new(kind, ClockId::Monotonic, HOUR_NS).unwrap();
+                    let clock = PosixClock::new(ClockId::Monotonic);
+                    let mut engine =
+                        CycleEngine::new(clock, timer, CycleConfig::new(HOUR_NS)).unwrap();
+                    tid.store(gettid(), Ordering::Release);
+                    let result = engine.step(&mut ());
+                    done.store(true, Ordering::Release);
+                    (
+                        kind,
+                        result.map(|o| matches!(o, Outcome::Done)),
+                        engine.cycles(),
+                    )
+                })
+            })
+            .collect();
+        while tids.iter().any(|t| t.load(Ordering::Acquire) == 0) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // Let them reach their sleeps; nothing ends them but the cancel.
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(done.iter().all(|d| !d.load(Ordering::Acquire)));
+        assert!(!measurement_cancelled());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while done.iter().any(|d| !d.load(Ordering::Acquire)) {
+            assert!(Instant::now() < deadline, "a sleep was not cancelled");
+            cancel_measurement(
+                tids.iter()
+                    .zip(&done)
+                    .filter(|(_, d)| !d.load(Ordering::Acquire))
+                    .map(|(t, _)| t.load(Ordering::Acquire)),
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    assert!(measurement_cancelled());
+    for (kind, result, cycles) in results {
+        assert_eq!(
+            result,
+            Err(rtlat_core::Error::Timer(Error::Cancelled)),
+            "{kind}"
+        );
+        assert_eq!(cycles, 0, "{kind}: the interrupted cycle is not measured");
+    }
+}

@@ -171,6 +171,18 @@ fn collect(mut from: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) -> J
 
 /// Starts `program args` in `cwd` (the current folder if `None`).
 pub fn spawn(program: &Path, args: &[&str], cwd: Option<&Path>) -> Running {
+    spawn_with(program, args, cwd, None)
+}
+
+/// [`spawn`], running `before_exec` in the child between fork and exec (e.g. to block or
+/// ignore signals: a process inherits its signal mask and ignored signals across exec). It
+/// must only make async-signal-safe calls.
+pub fn spawn_with(
+    program: &Path,
+    args: &[&str],
+    cwd: Option<&Path>,
+    before_exec: Option<fn() -> std::io::Result<()>>,
+) -> Running {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .stdin(Stdio::null())
@@ -179,6 +191,12 @@ pub fn spawn(program: &Path, args: &[&str], cwd: Option<&Path>) -> Running {
         .env("LC_ALL", "C");
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
+    }
+    if let Some(f) = before_exec {
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: the callers pass functions that only make async-signal-safe calls
+        // (sigprocmask, sigaction), as a child between fork and exec requires.
+        unsafe { cmd.pre_exec(f) };
     }
     let mut child = cmd
         .spawn()

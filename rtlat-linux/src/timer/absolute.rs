@@ -10,7 +10,8 @@ use crate::sys;
 ///
 /// An absolute sleep does not drift: the deadline is a point on the clock, so time spent
 /// between wake-ups never shifts the next one. A signal handler interrupting the sleep makes
-/// it sleep again to the same deadline.
+/// it sleep again to the same deadline (once the measurement is cancelled, it returns
+/// [`Error::Cancelled`] instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AbsoluteSleep {
     clock: ClockId,

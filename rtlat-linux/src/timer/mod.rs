@@ -11,6 +11,10 @@
 //!
 //! Every one returns at or after its deadline: a signal handler interrupting the sleep
 //! (`EINTR`) makes it sleep again to the same deadline, never return early or lose a cycle.
+//! The one exception ends the run: once
+//! [`cancel_measurement`](crate::signals::cancel_measurement) was called, an interrupted
+//! sleep returns [`Error::Cancelled`] (the flag is read only after an interruption, never on
+//! the way to a sleep).
 //! On the hot path none allocates, locks or formats, and none makes a system call beyond the
 //! sleep or wait (plus, for the two relative sleeps, the one clock read; plus, for the two
 //! periodic timers, a re-arm when the schedule jumps).
@@ -39,7 +43,8 @@ use crate::clock::ClockId;
 use crate::error::Error;
 
 /// Runs `sleep` until it returns without `EINTR`: a signal handler that interrupts a sleep
-/// makes it sleep again (the closure recomputes what is left), never return early.
+/// makes it sleep again (the closure recomputes what is left), never return early — unless
+/// the measurement was cancelled ([`Error::Cancelled`]).
 #[inline(always)]
 pub(crate) fn until_not_interrupted(
     call: &'static str,
@@ -48,14 +53,28 @@ pub(crate) fn until_not_interrupted(
     loop {
         match sleep() {
             Ok(()) => return Ok(()),
-            Err(crate::error::Errno::EINTR) => crate::sys::note_eintr(),
+            Err(crate::error::Errno::EINTR) => interrupted()?,
             Err(errno) => return Err(Error::Sleep { call, errno }),
         }
     }
 }
 
+/// After a signal cut a sleep or wait short: [`Error::Cancelled`] if the measurement was
+/// cancelled, else `Ok` (sleep again). Off the hot path: only an interruption gets here.
+#[cold]
+#[inline(never)]
+pub(crate) fn interrupted() -> Result<(), Error> {
+    crate::sys::note_eintr();
+    if crate::signals::measurement_cancelled() {
+        Err(Error::Cancelled)
+    } else {
+        Ok(())
+    }
+}
+
 /// Sleeps what is left until `deadline` on `clock` with the relative `sleep`, reading the
-/// clock again after every interruption. Returns at once when the deadline has passed.
+/// clock again after every interruption. Returns at once when the deadline has passed;
+/// [`Error::Cancelled`] when interrupted after the measurement was cancelled.
 #[inline(always)]
 pub(crate) fn sleep_rest(
     clock: &crate::clock::PosixClock,
@@ -70,7 +89,7 @@ pub(crate) fn sleep_rest(
         }
         match sleep(&crate::clock::timespec_from_ns(deadline - now)) {
             Ok(()) => return Ok(()),
-            Err(crate::error::Errno::EINTR) => crate::sys::note_eintr(),
+            Err(crate::error::Errno::EINTR) => interrupted()?,
             Err(errno) => return Err(Error::Sleep { call, errno }),
         }
     }

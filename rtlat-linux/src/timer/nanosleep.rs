@@ -10,7 +10,8 @@ use crate::sys;
 ///
 /// `nanosleep` always measures its duration on `CLOCK_MONOTONIC`; the clock given here is the
 /// one read for `now` (and so the one the deadline is on). After a signal handler interrupts
-/// the sleep, the clock is read again and the rest is slept, so the return is never early.
+/// the sleep, the clock is read again and the rest is slept, so the return is never early
+/// (once the measurement is cancelled, it returns [`Error::Cancelled`] instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct NanoSleep {
     clock: PosixClock,

@@ -38,7 +38,8 @@ static NEXT_TOKEN: AtomicUsize = AtomicUsize::new(1);
 /// drained of any stale expiry, armed at the new deadline. Only that path makes more than
 /// one system call.
 ///
-/// Signals with handlers (e.g. `SIGUSR1`) interrupt the wait with `EINTR`; it waits again.
+/// Signals with handlers (e.g. `SIGUSR1`) interrupt the wait with `EINTR`; it waits again
+/// (or returns [`Error::Cancelled`] once the measurement was cancelled).
 /// A signal of the timer's number that is not one of its expiries (sent with `kill`, or from
 /// another timer) is taken and ignored.
 ///
@@ -154,8 +155,15 @@ impl Timer for PosixTimer {
                         Some(deadline.saturating_add(periods.saturating_mul(self.interval)));
                     return Ok(());
                 }
-                Ok(_) => sys::note_foreign_signal(),
-                Err(Errno::EINTR) => sys::note_eintr(),
+                Ok(_) => {
+                    // Our own number sent by someone else; also how a wake-up arrives if the
+                    // timer was given the wake-up signal's number.
+                    sys::note_foreign_signal();
+                    if crate::signals::measurement_cancelled() {
+                        return Err(Error::Cancelled);
+                    }
+                }
+                Err(Errno::EINTR) => super::interrupted()?,
                 Err(errno) => {
                     return Err(Error::TimerWait {
                         call: "sigwaitinfo",

@@ -11,7 +11,8 @@ use crate::sys;
 ///
 /// Time spent between the clock read and the start of the sleep is added to the latency:
 /// that is what this mode measures (cyclictest `-r`). After a signal handler interrupts the
-/// sleep, the clock is read again and the rest is slept, so the return is never early.
+/// sleep, the clock is read again and the rest is slept, so the return is never early (once
+/// the measurement is cancelled, it returns [`Error::Cancelled`] instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RelativeSleep {
     clock: PosixClock,

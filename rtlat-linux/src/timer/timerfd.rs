@@ -15,7 +15,8 @@ use crate::sys;
 ///
 /// When a deadline is not the expiry the timer expects next (the first sleep, or after the
 /// schedule skipped deadlines), `timerfd_settime` re-arms it at that deadline, which also
-/// clears the expiry count. A signal handler interrupting the `read` makes it read again.
+/// clears the expiry count. A signal handler interrupting the `read` makes it read again
+/// (or return [`Error::Cancelled`] once the measurement was cancelled).
 /// It can be created on any thread and moved (it is `Send`).
 #[derive(Debug)]
 pub struct TimerFd {
@@ -89,7 +90,7 @@ impl Timer for TimerFd {
                     );
                     return Ok(());
                 }
-                Err(Errno::EINTR) => sys::note_eintr(),
+                Err(Errno::EINTR) => super::interrupted()?,
                 Err(errno) => {
                     return Err(Error::TimerWait {
                         call: "read(timerfd)",

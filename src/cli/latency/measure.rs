@@ -6,7 +6,7 @@
 //! no formatting, no system call but the sleep and the clock read.
 
 use std::sync::Barrier;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use rtlat_core::{CycleConfig, CycleEngine, Outcome, Summary};
 use rtlat_linux::{AbsoluteSleep, ClockId, PageFaults, Policy, PosixClock, ThreadSetup};
@@ -46,6 +46,10 @@ pub struct Shared {
     pub windows: WindowRing,
     /// Set when the thread has left its loop (finished or failed).
     pub finished: AtomicBool,
+    /// The sampling thread's id once it is set up (0 before): where the main thread sends
+    /// the wake-up that ends the run at once
+    /// ([`cancel_measurement`](rtlat_linux::signals::cancel_measurement)).
+    pub tid: AtomicI32,
 }
 
 impl Shared {
@@ -57,6 +61,7 @@ impl Shared {
             origin_ns: std::sync::atomic::AtomicU64::new(0),
             windows: WindowRing::default(),
             finished: AtomicBool::new(false),
+            tid: AtomicI32::new(0),
         }
     }
 }
@@ -92,11 +97,18 @@ impl Drop for Finished<'_> {
 /// Runs the sampling thread until `shared.stop`. Errors are one-line messages.
 pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
     let _finished = Finished(&shared.finished);
-    let prepared = prepare(plan);
+    let prepared = prepare(plan, &shared.tid);
     // Meet the main thread even after a failure, so that it never waits forever.
     shared.ready.wait();
     let (mut engine, mut histogram) = prepared?;
     let failed = |e: rtlat_core::Error<rtlat_linux::Error, rtlat_linux::Error>| e.to_string();
+    // A step cut short because the run is ending measured nothing: the loop just ends.
+    let cancelled = |r: &Result<Outcome, rtlat_core::Error<_, rtlat_linux::Error>>| {
+        matches!(
+            r,
+            Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled))
+        )
+    };
 
     engine.start().map_err(failed)?;
     let origin = engine
@@ -119,7 +131,11 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
             if shared.stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            let sample = match engine.step(&mut totals).map_err(failed)? {
+            let step = engine.step(&mut totals);
+            if cancelled(&step) {
+                return Ok(());
+            }
+            let sample = match step.map_err(failed)? {
                 Outcome::Sample(s) | Outcome::Break(s) => s,
                 Outcome::Done => return Ok(()),
             };
@@ -133,10 +149,11 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
             if shared.stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            let sample = match engine
-                .step(&mut (&mut totals, &mut histogram))
-                .map_err(failed)?
-            {
+            let step = engine.step(&mut (&mut totals, &mut histogram));
+            if cancelled(&step) {
+                return Ok(());
+            }
+            let sample = match step.map_err(failed)? {
                 Outcome::Sample(s) | Outcome::Break(s) => s,
                 Outcome::Done => return Ok(()),
             };
@@ -160,12 +177,12 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
 type Engine = CycleEngine<PosixClock, AbsoluteSleep>;
 
 /// Sets up the calling thread and allocates what the loop records into.
-fn prepare(plan: &Plan) -> Result<(Engine, XenomaiHistogram), String> {
+fn prepare(plan: &Plan, tid: &AtomicI32) -> Result<(Engine, XenomaiHistogram), String> {
     rtlat_linux::signals::block_run_signals().map_err(|e| e.to_string())?;
     let mut setup = ThreadSetup::new(plan.policy, plan.priority);
     setup.cpus = plan.cpu.into_iter().collect();
     setup.prefault_stack = plan.prefault_stack;
-    setup.apply().map_err(|e| e.to_string())?;
+    tid.store(setup.apply().map_err(|e| e.to_string())?, Ordering::Release);
     let histogram = XenomaiHistogram::new(plan.cells, plan.bucket_ns)
         .ok_or_else(|| "the histogram needs at least one cell of at least 1 ns".to_string())?;
     let clock = PosixClock::new(ClockId::Monotonic);

@@ -67,6 +67,9 @@ fn program_name() -> &'static str {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
+    // First of all: from here on SIGINT, SIGTERM and SIGHUP end the run cleanly (and SIGUSR1,
+    // SIGUSR2 do not kill it), however early they come.
+    signals::install_run_handlers().map_err(|e| e.to_string())?;
     let config = match options::parse(args).map_err(|e| e.to_string())? {
         Parsed::Help => {
             print!("{}", usage(program_name()));
@@ -99,7 +102,6 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let _dma_latency = DmaLatencyGuard::set(0)
         .map_err(|e| eprintln!("warning: {e}; C-states are not limited for this run"))
         .ok();
-    signals::install_run_handlers().map_err(|e| e.to_string())?;
 
     let plan = Plan {
         cpu: Some(config.cpu),
@@ -120,7 +122,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             .map_err(|e| format!("cannot start the sampling thread: {e}"))?;
         shared.ready.wait();
         let state = supervise(&config, &shared, started);
-        shared.stop.store(true, Ordering::Release);
+        end_sampling(&shared);
         let state = state?;
         let report = worker
             .join()
@@ -221,12 +223,25 @@ fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Secon
                 }
             }
         }
-        std::thread::sleep(wait);
+        // A stop signal ends the pause at once.
+        signals::sleep_or_signal(wait);
     }
-    // The thread stops at its next wake-up; what it measures until then goes into the "avg"
-    // histogram (as in Xenomai), and the second under way is not reported.
+    // The caller stops the thread (`end_sampling`); what it measured of the second under way
+    // is in the "avg" histogram (as in Xenomai), and that second is not reported.
     shared.stop.store(true, Ordering::Release);
     Ok(seconds)
+}
+
+/// Ends the sampling thread's loop now, not at its next wake-up (the period may be a
+/// second): its sleep is cancelled and the cycle it was waiting for is not measured, as when
+/// Xenomai's `latency` cancels its sampling task. Returns once the thread has left its loop.
+fn end_sampling(shared: &Shared) {
+    shared.stop.store(true, Ordering::Release);
+    while !shared.finished.load(Ordering::Acquire) {
+        // Again on each pass: a wake-up just before the sleep starts is not seen by it.
+        signals::cancel_measurement([shared.tid.load(Ordering::Acquire)]);
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Accounts for one window from the sampling thread; prints its `RTD|` line (and a header

@@ -34,6 +34,8 @@ const THREAD_STACK: usize = 128 * 1024;
 const VERBOSE_RING: usize = 16_384;
 /// How often the main thread refreshes the screen and checks for the end (cyclictest: 10 ms).
 const REFRESH: Duration = Duration::from_millis(10);
+/// How often the main thread looks again once the run is ending, until every thread is done.
+const ENDING: Duration = Duration::from_millis(1);
 
 /// Runs `rtlat run ARGS` (or `cyclictest ARGS`); returns the exit status.
 pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
@@ -52,6 +54,11 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
 }
 
 fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
+    // First of all: from here on SIGINT, SIGTERM and SIGHUP end the run cleanly and SIGUSR1
+    // and SIGUSR2 are answered, however early they come. One that comes before the
+    // measurement starts ends it at once (no cycle measured), and what the run changed until
+    // then is restored as at any end.
+    signals::install_run_handlers().map_err(|e| e.to_string())?;
     let config = match options::parse(args, as_cyclictest).map_err(|e| e.to_string())? {
         Parsed::Help => {
             print!("{}", usage(as_cyclictest));
@@ -129,7 +136,6 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     } else {
         None
     };
-    signals::install_run_handlers().map_err(|e| e.to_string())?;
     // Restores the previous governor when dropped: at the end of the run, however it ends.
     let _governor = governor.map(RunGovernor::hold).transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
@@ -149,7 +155,8 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         }
     }
     let shared = RunShared {
-        stop: AtomicBool::new(false),
+        // A stop signal that came before the threads start: they measure nothing.
+        stop: AtomicBool::new(signals::stop_requested()),
         live: (0..plan.threads.len())
             .map(|_| LiveStatus::default())
             .collect(),
@@ -344,7 +351,24 @@ fn supervise(
         if signals::stop_requested() || config.duration.is_some_and(|d| started.elapsed() >= d) {
             shared.stop.store(true, Ordering::Release);
         }
-        std::thread::sleep(REFRESH);
+        if shared.stop.load(Ordering::Acquire) {
+            // The run is ending (a signal, -D, a thread's own end): the threads still asleep
+            // are woken now, not at their next deadline (an interval or a --secaligned start
+            // may be an hour away); their interrupted cycle is not measured, as in
+            // cyclictest. Sent again on each pass until they are done (see
+            // `cancel_measurement`), which takes microseconds.
+            signals::cancel_measurement(
+                shared
+                    .live
+                    .iter()
+                    .filter(|l| !l.finished())
+                    .map(LiveStatus::tid),
+            );
+            signals::sleep_or_signal(ENDING);
+        } else {
+            // A stop signal ends the pause at once.
+            signals::sleep_or_signal(REFRESH);
+        }
     }
     if config.refresh_on_max && !config.quiet && !config.verbose {
         // cyclictest -M moves up over the block after each refresh and, at the end, back

@@ -195,8 +195,7 @@ fn measure<C, T>(
 where
     C: CoreClock,
     C::Error: Display,
-    T: Timer + DeadlineTranslation,
-    T::Error: Display,
+    T: Timer<Error = rtlat_linux::Error> + DeadlineTranslation,
 {
     let live = &shared.live[plan.index];
     let ring = shared.rings[plan.index].as_ref();
@@ -251,6 +250,9 @@ where
         }
         let outcome = match engine.step(&mut *state.histogram) {
             Ok(outcome) => outcome,
+            // The run ended while this thread slept (a signal, -D, another thread's end):
+            // the interrupted cycle is not measured.
+            Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled)) => break Ok(()),
             Err(e) => break Err(format!("thread {}: {e}", plan.index)),
         };
         let (sample, broke) = match outcome {

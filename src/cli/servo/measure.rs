@@ -151,6 +151,8 @@ pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, 
         let sample = match engine.step(&mut ()) {
             Ok(Outcome::Sample(s) | Outcome::Break(s)) => s,
             Ok(Outcome::Done) => break Ok(()),
+            // The run ended while the thread slept: the interrupted tick is not seen.
+            Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled)) => break Ok(()),
             Err(e) => break Err(failed(e.to_string())),
         };
         let tick = monitor.tick(scale.to_ns(sample.wake_ticks));

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use self::measure::{Figures, Plan, Report, Shared};
 use self::options::{Config, Parsed};
+use crate::cli::run::live::LiveStatus;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 
@@ -115,6 +116,9 @@ struct Row {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
+    // First of all: from here on SIGINT, SIGTERM and SIGHUP end the run cleanly (and SIGUSR1,
+    // SIGUSR2 do not kill it), however early they come.
+    signals::install_run_handlers().map_err(|e| e.to_string())?;
     let config = match options::parse(args).map_err(|e| e.to_string())? {
         Parsed::Help => {
             print!("{}", usage());
@@ -148,7 +152,6 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let _dma_latency = DmaLatencyGuard::set(0)
         .map_err(|e| eprintln!("warning: {e}; C-states are not limited for this run"))
         .ok();
-    signals::install_run_handlers().map_err(|e| e.to_string())?;
 
     // The servo thread first: LinuxCNC lists it first.
     let plans = [
@@ -339,13 +342,23 @@ fn supervise(config: &Config, shared: &Shared, rows: &[Row], cpu: usize, started
             break;
         }
         if signals::stop_requested() || config.duration.is_some_and(|d| started.elapsed() >= d) {
-            shared.stop.store(true, Ordering::Release);
+            break;
         }
-        std::thread::sleep(REFRESH);
+        // A stop signal ends the pause at once.
+        signals::sleep_or_signal(REFRESH);
     }
     shared.stop.store(true, Ordering::Release);
-    // Wait for every thread to leave its loop, so the last redraw shows the final figures.
+    // Wait for every thread to leave its loop, so the last redraw shows the final figures;
+    // the ones still asleep are woken now, not at their next tick (a period may be a second).
+    // Sent again on each pass: a wake-up just before a sleep starts is not seen by it.
     while !shared.live.iter().all(|l| l.finished()) {
+        signals::cancel_measurement(
+            shared
+                .live
+                .iter()
+                .filter(|l| !l.finished())
+                .map(LiveStatus::tid),
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
     if !config.quiet {

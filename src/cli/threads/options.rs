@@ -37,8 +37,9 @@ run on, process and thread name. Or changes threads' scheduling and CPUs (what `
 
 Listing:
   --pid PID        the threads of one process
-  --name REGEX     the threads whose process or thread name matches (literal characters,
-                   . * + ? ^ $ | and \\ escapes; e.g. qemu-system, '^CPU .*/KVM$')
+  --name REGEX     the threads whose process or thread name matches the regular expression
+                   (anywhere unless anchored; the Rust regex crate's syntax, matched in
+                   linear time; e.g. qemu-system, '^CPU [0-9]+/KVM$')
   --tid TID        these threads (repeatable)
   --json           print a JSON array instead of the table
   --root DIR       read /proc under DIR (default /)
@@ -359,7 +360,10 @@ mod tests {
             ("--apply", "--apply has no effect without --set"),
             ("--pid 1 --name x", "give one of them"),
             ("--pid -1", "invalid value '-1' for --pid"),
-            ("--name [a]", "invalid value '[a]' for --name"),
+            (
+                "--name [a",
+                "invalid value '[a' for --name: unclosed character class",
+            ),
             ("--restore f --apply", "--restore takes no other option"),
             (
                 "--root /nonexistent-rtlat",
