@@ -271,7 +271,10 @@ fn a_fresh_capture_reads_back_like_the_live_system() {
         let meta = std::fs::symlink_metadata(dest.join(relative)).unwrap();
         if meta.file_type().is_symlink() {
             assert!(relative.contains("/fd/"), "{relative}");
-            assert_eq!(std::fs::read_link(dest.join(relative)).unwrap(), Path::new(HELD));
+            assert_eq!(
+                std::fs::read_link(dest.join(relative)).unwrap(),
+                Path::new(HELD)
+            );
             continue;
         }
         assert!(meta.is_file(), "{relative}");
