@@ -933,3 +933,62 @@ fn the_holders_of_cpu_dma_latency_are_named() {
     assert!(text.contains("none was found holding it open"), "{text}");
     assert!(text.contains("= no process has it open"), "{text}");
 }
+
+#[test]
+fn steal_time_is_rated_by_its_share() {
+    let tree = |stat: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        for (relative, text) in [
+            (
+                "proc/cpuinfo",
+                "processor\t: 0\nflags\t\t: fpu tsc hypervisor\n",
+            ),
+            ("proc/stat", stat),
+        ] {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    };
+    for (stat, severity, words) in [
+        (
+            "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 100 0 100 800 0 0 0 0 0 0\n",
+            "ok",
+            "No steal time since boot",
+        ),
+        (
+            "cpu  100 0 100 799 0 0 0 1 0 0\ncpu0 100 0 100 799 0 0 0 1 0 0\n",
+            "warn",
+            "0.01 s of CPU time",
+        ),
+        (
+            "cpu  100 0 100 750 0 0 0 50 0 0\ncpu0 100 0 100 750 0 0 0 50 0 0\n",
+            "fail",
+            "(steal time, 5.00 % of all CPU time",
+        ),
+    ] {
+        let dir = tree(stat);
+        let report = report_of(dir.path().to_str().unwrap());
+        let steal = one(&report, "vm.steal");
+        assert_eq!(steal["severity"], severity, "{stat}");
+        assert!(
+            audit_support::text(steal).contains(words),
+            "{}",
+            audit_support::text(steal)
+        );
+        // The VM finding carries the same figure.
+        let guest = audit_support::text(one(&report, "vm.guest"));
+        assert!(guest.contains("/proc/stat = cpu steal"), "{guest}");
+        assert!(
+            guest.contains("the hypervisor does not name itself"),
+            "{guest}"
+        );
+    }
+    // Not in the kernel's format: a finding, not a panic.
+    let dir = tree("cpu 1 2\n");
+    let report = report_of(dir.path().to_str().unwrap());
+    let steal = one(&report, "vm.steal");
+    assert_eq!(steal["severity"], "warn");
+    assert!(audit_support::text(steal).contains("malformed"));
+}

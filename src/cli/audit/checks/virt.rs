@@ -21,8 +21,20 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
     let Some(guest) = &ctx.guest else {
         return;
     };
-    out.push(guest_finding(guest));
-    out.extend(steal(ctx));
+    let steal = steal(ctx);
+    let mut finding = guest_finding(guest);
+    // The steal time so far belongs with the VM too: its own finding rates it.
+    if let Some(steal) = steal.as_ref().filter(|f| f.id == "vm.steal") {
+        for e in steal
+            .evidence
+            .iter()
+            .filter(|e| e.source == system_path("proc/stat"))
+        {
+            finding = finding.evidence(&e.source, &e.value);
+        }
+    }
+    out.push(finding);
+    out.extend(steal);
 }
 
 /// What to do on the host, in the hypervisor's words where they differ.
