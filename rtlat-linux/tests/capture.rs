@@ -1,5 +1,6 @@
 //! Captures the files `rtlat_linux::facts` reads from this machine into a tree that
-//! `Facts::at(tree)` reads back: how `tests/data/vm-2cpu/` was made.
+//! `Facts::at(tree)` reads back: how `tests/data/vm-2cpu/` and `tests/data/vm-kvm-2cpu/` were
+//! made.
 //!
 //! ```sh
 //! RTLAT_CAPTURE_DIR=rtlat-linux/tests/data/NAME \
