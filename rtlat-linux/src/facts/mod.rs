@@ -14,7 +14,7 @@
 //! | kernel ([`kernel`])          | `cmdline`, `os_release`, `kernel_version`, `proc_version`, `realtime`, `preempt_rt` |
 //! | CPUs ([`cpus`])              | `online_cpus`, `possible_cpus`, `isolated_cpus`, `nohz_full_cpus` |
 //! | frequency ([`cpufreq`])      | `cpufreq(cpu)` → [`CpuFreq`]: `governor`, `scaling_min_khz`, …, `read` |
-//! | idle states ([`cpuidle`])    | `cpuidle_states(cpu)`, `cpuidle_driver`, `cpuidle_governor` |
+//! | idle states ([`cpuidle`])    | `cpuidle_states(cpu)`, `cpuidle_driver`, `cpuidle_governor`, `guest_halt_poll_ns` |
 //! | interrupts ([`irq`], [`interrupts`]) | `irq_numbers`, `irq_affinity`, `irq_effective_affinity`, `irqs`, `interrupts`, `default_smp_affinity` |
 //! | CPU masks ([`cpumask`])      | [`parse_cpu_mask`], [`format_cpu_mask`]                    |
 //! | threads ([`stat`], [`status`], [`tasks`]) | `pids`, `tids`, `task_stat`, `task_status`, `threads_of`, `all_threads`, `process_running`, `irqbalance_running` |

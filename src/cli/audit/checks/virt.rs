@@ -58,7 +58,7 @@ fn host_remedy(guest: &Guest) -> String {
     let mut remedy = format!("on the host: {pin}");
     remedy.push_str("; isolate those host CPUs from the host's own work (isolcpus=, nohz_full=, rcu_nocbs= on the host's command line, its IRQs moved away)");
     if guest.is_kvm() {
-        remedy.push_str("; keep halt polling on on the host (/sys/module/kvm/parameters/halt_poll_ns, 200000 ns by default, 0 is off: a vCPU woken within that time after it halts is woken from a poll, not by the host scheduler)");
+        remedy.push_str("; keep halt polling enabled on the host (/sys/module/kvm/parameters/halt_poll_ns, 200000 ns by default, 0 is off: a vCPU woken within that time after it halts is woken from a poll, not by the host scheduler)");
     }
     remedy.push_str("; give the guest no more vCPUs than host CPUs reserved for it (no overcommit); then measure in the guest with rtlat run and check that the steal time stays still");
     remedy
