@@ -56,6 +56,7 @@ fn vm_2cpu_is_not_rt_has_no_isolation_and_no_cpufreq() {
     assert_eq!(
         pairs(&report),
         expected(&[
+            ("vm.guest", "warn"),
             ("kernel.preempt_rt", "fail"),
             ("kernel.clocksource", "ok"),
             ("cmdline.unknown_param", "info"),
@@ -65,7 +66,7 @@ fn vm_2cpu_is_not_rt_has_no_isolation_and_no_cpufreq() {
             ("cmdline.tsc", "info"),
             ("cmdline.skew_tick", "info"),
             ("cpufreq.absent", "info"),
-            ("cpuidle.states", "ok"),
+            ("cpuidle.states", "info"),
             ("cpuidle.dma_latency", "info"),
             ("irq.irqbalance", "ok"),
             ("sysctl.sched_rt_runtime_us", "info"),
@@ -343,7 +344,12 @@ fn the_table_is_plain_when_piped_and_matches_the_json() {
 
 #[test]
 fn json_has_the_documented_shape() {
-    let report = audit(&["--root", &linux_tree("hp-t630"), "--json"]).json();
+    for tree in ["hp-t630", "vm-kvm-2cpu", "vm-2cpu", "dell-optiplex-755"] {
+        json_shape(&audit(&["--root", &linux_tree(tree), "--json"]).json());
+    }
+}
+
+fn json_shape(report: &Value) {
     let keys: Vec<&str> = report
         .as_object()
         .unwrap()
@@ -353,7 +359,7 @@ fn json_has_the_documented_shape() {
     assert_eq!(keys, ["root", "cmdline", "findings", "summary"]);
     assert_eq!(report["cmdline"]["source"], "/proc/cmdline");
     assert_eq!(report["cmdline"]["running"], true);
-    for finding in findings(&report) {
+    for finding in findings(report) {
         let keys: Vec<&str> = finding
             .as_object()
             .unwrap()
@@ -642,4 +648,347 @@ fn the_live_machine() {
     let table = audit(&[]);
     assert_eq!(table.code, json.code);
     assert!(table.stdout.contains("kernel.preempt_rt"));
+    // This machine is a KVM guest: the audit says so.
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+    let guest = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("flags"))
+        .is_some_and(|l| l.split_whitespace().any(|f| f == "hypervisor"));
+    assert_eq!(with_id(&report, "vm.guest").len(), usize::from(guest));
+}
+
+// A virtual machine: `vm-kvm-2cpu` is captured from a KVM guest (Firecracker, no DMI); the
+// bare-metal trees (`hp-t630`, `dell-optiplex-755`, `ubuntu-8cpu`) have CPU flags without
+// `hypervisor`, their makers' DMI names and no steal time.
+
+const BARE_METAL: [&str; 2] = ["hp-t630", "dell-optiplex-755"];
+
+fn report_of(root: &str) -> Value {
+    let run = audit(&["--root", root, "--json"]);
+    let report = run.json();
+    check_summary(&report, run.code);
+    report
+}
+
+fn ids_starting(report: &Value, prefix: &str) -> Vec<String> {
+    findings(report)
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_owned())
+        .filter(|id| id.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn a_kvm_guest_is_named_with_what_only_the_host_can_fix_and_its_steal_time() {
+    let report = report_of(&linux_tree("vm-kvm-2cpu"));
+    // First in the report: what the machine is.
+    assert_eq!(findings(&report)[0]["id"], "vm.guest");
+    let guest = one(&report, "vm.guest");
+    assert_eq!(guest["severity"], "warn");
+    let text = text(guest);
+    assert!(text.contains("This is a virtual machine (KVM)"), "{text}");
+    for advice in [
+        "pin each vCPU thread",
+        "SCHED_FIFO",
+        "rtlat threads --name qemu-system",
+        "isolcpus=",
+        "nohz_full=",
+        "rcu_nocbs=",
+        "/sys/module/kvm/parameters/halt_poll_ns",
+        "no overcommit",
+    ] {
+        assert!(text.contains(advice), "{advice}: {text}");
+    }
+    assert!(text.contains("/proc/cpuinfo = flags: hypervisor"), "{text}");
+    assert!(
+        text.contains("= kvm-clock (registered only under KVM)"),
+        "{text}"
+    );
+    // The captured /proc/stat: 522 ticks of steal out of 488862 (0.11 %).
+    let steal = one(&report, "vm.steal");
+    assert_eq!(steal["severity"], "warn");
+    let steal = audit_support::text(steal);
+    assert!(
+        steal.contains("5.22 s") && steal.contains("0.11 %"),
+        "{steal}"
+    );
+    assert!(
+        steal.contains("/proc/stat = cpu steal 522 of 488862 ticks (0.11 %) since boot; cpu0 269"),
+        "{steal}"
+    );
+    // The older capture of the same kind of VM (no /proc/cpuinfo then): kvm-clock says KVM.
+    let old = report_of(&linux_tree("vm-2cpu"));
+    assert!(audit_support::text(one(&old, "vm.guest")).contains("virtual machine (KVM)"));
+    assert!(
+        with_id(&old, "vm.steal").is_empty(),
+        "no /proc/stat captured"
+    );
+}
+
+#[test]
+fn bare_metal_has_no_virtual_machine_finding() {
+    for tree in BARE_METAL {
+        let report = report_of(&linux_tree(tree));
+        assert_eq!(ids_starting(&report, "vm."), Vec::<String>::new(), "{tree}");
+    }
+    let ubuntu = audit(&[
+        "--root",
+        &audit_tree("ubuntu-8cpu"),
+        "--cmdline",
+        &fixture("ubuntu-default"),
+        "--json",
+    ])
+    .json();
+    assert_eq!(ids_starting(&ubuntu, "vm."), Vec::<String>::new());
+}
+
+#[test]
+fn tsc_nowatchdog_is_recommended_only_where_the_watchdog_runs() {
+    // The KVM guest: constant_tsc, nonstop_tsc, tsc_adjust, one package, Linux 6.18: the kernel
+    // exempts the TSC, so there is nothing to add.
+    let vm = report_of(&linux_tree("vm-kvm-2cpu"));
+    let tsc = one(&vm, "cmdline.tsc");
+    assert_eq!(tsc["severity"], "ok");
+    assert!(tsc["remedy"].is_null());
+    let text = audit_support::text(tsc);
+    assert!(
+        text.contains("runs no clocksource watchdog on the TSC"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/proc/cpuinfo = flags: constant_tsc nonstop_tsc tsc_adjust; 1 package"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/proc/sys/kernel/osrelease = 6.18.44"),
+        "{text}"
+    );
+    // The Core 2 Duo: no nonstop_tsc, no tsc_adjust: the watchdog runs, tsc=nowatchdog helps.
+    let dell = report_of(&linux_tree("dell-optiplex-755"));
+    let tsc = one(&dell, "cmdline.tsc");
+    assert_eq!(tsc["severity"], "info");
+    let text = audit_support::text(tsc);
+    assert!(
+        text.contains("cross-checks the TSC every half second"),
+        "{text}"
+    );
+    assert!(text.contains("lacks nonstop_tsc and tsc_adjust"), "{text}");
+    assert!(
+        tsc["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("add tsc=nowatchdog")
+    );
+    // A line given with --cmdline for the same machine: the same answer.
+    let file = audit(&[
+        "--root",
+        &linux_tree("vm-kvm-2cpu"),
+        "--cmdline",
+        &fixture("ubuntu-default"),
+        "--json",
+    ])
+    .json();
+    assert_eq!(one(&file, "cmdline.tsc")["severity"], "ok");
+    // Without /proc/cpuinfo (the older capture) the audit cannot tell, and says "may".
+    let old = report_of(&linux_tree("vm-2cpu"));
+    let tsc = one(&old, "cmdline.tsc");
+    assert_eq!(tsc["severity"], "info");
+    assert!(audit_support::text(tsc).contains("may cross-check"));
+}
+
+#[test]
+fn hlt_in_a_guest_exits_to_the_host_and_is_not_called_shallow() {
+    // No cpuidle driver in the guest: idle vCPUs execute HLT.
+    let vm = report_of(&linux_tree("vm-kvm-2cpu"));
+    let states = one(&vm, "cpuidle.states");
+    assert_eq!(states["severity"], "warn");
+    let text = audit_support::text(states);
+    assert!(!text.contains("shallow state"), "{text}");
+    assert!(
+        text.contains(
+            "HLT, which in a virtual machine is not a shallow idle state: it exits to the host"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("halt_poll_ns"), "{text}");
+    let remedy = states["remedy"].as_str().unwrap();
+    assert!(
+        remedy.contains("cpuidle_haltpoll.force=1") && remedy.contains("idle=poll"),
+        "{remedy}"
+    );
+    assert!(
+        text.contains("/sys/devices/system/cpu/cpuidle/current_driver = none"),
+        "{text}"
+    );
+    // The older capture runs the cpuidle-haltpoll driver: the guest polls first, then halts.
+    let old = report_of(&linux_tree("vm-2cpu"));
+    let states = one(&old, "cpuidle.states");
+    assert_eq!(states["severity"], "info");
+    let text = audit_support::text(states);
+    assert!(
+        text.contains("first poll in the guest (cpuidle-haltpoll")
+            && text.contains("exits to the host"),
+        "{text}"
+    );
+    // Bare metal: HLT is the shallow state it is.
+    for tree in BARE_METAL {
+        let report = report_of(&linux_tree(tree));
+        let text = audit_support::text(one(&report, "cpuidle.states"));
+        assert!(
+            text.contains("a shallow state") && !text.contains("exits to the host"),
+            "{tree}: {text}"
+        );
+        let off = audit_support::text(one(&report, "cmdline.cpuidle.off"));
+        assert!(off.contains("a shallow state"), "{tree}: {off}");
+    }
+    // The same idle parameters on the guest: idle=poll is the guest's remedy, cpuidle.off=1
+    // leaves HLT, C1 is HLT.
+    let line = TempFile::new(
+        "guest-idle",
+        "idle=poll cpuidle.off=1 processor.max_cstate=1\n",
+    );
+    let report = audit(&[
+        "--root",
+        &linux_tree("vm-kvm-2cpu"),
+        "--cmdline",
+        line.as_str(),
+        "--json",
+    ])
+    .json();
+    let idle = one(&report, "cmdline.idle");
+    assert_eq!(idle["severity"], "ok");
+    assert!(audit_support::text(idle).contains("never execute HLT"));
+    let off = one(&report, "cmdline.cpuidle.off");
+    assert_eq!(off["severity"], "info");
+    assert!(audit_support::text(off).contains("exits to the host"));
+    let c1 = audit_support::text(one(&report, "cmdline.processor.max_cstate"));
+    assert!(
+        c1.contains("is HLT: it exits to the host") && !c1.contains("about a microsecond"),
+        "{c1}"
+    );
+}
+
+/// A tree holding `dev/cpu_dma_latency` at 0 and the captured process `pid` of `vm-kvm-2cpu`,
+/// with its `fd/3` link to `/dev/cpu_dma_latency` if `linked`.
+fn dma_tree(pid: u32, linked: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::path::PathBuf::from(linux_tree("vm-kvm-2cpu"));
+    for relative in [
+        "proc/cmdline".to_owned(),
+        "dev/cpu_dma_latency".to_owned(),
+        format!("proc/{pid}/stat"),
+        format!("proc/{pid}/status"),
+    ] {
+        let target = dir.path().join(&relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(source.join(&relative), target).unwrap();
+    }
+    if linked {
+        let fd = dir.path().join(format!("proc/{pid}/fd"));
+        std::fs::create_dir_all(&fd).unwrap();
+        std::os::unix::fs::symlink("/dev/cpu_dma_latency", fd.join("3")).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn the_holders_of_cpu_dma_latency_are_named() {
+    // Captured: cyclictest and the capture helper held it open at 0 µs.
+    let vm = report_of(&linux_tree("vm-kvm-2cpu"));
+    let dma = one(&vm, "cpuidle.dma_latency");
+    assert_eq!(dma["severity"], "ok");
+    let text = audit_support::text(dma);
+    assert!(
+        text.starts_with("cyclictest (PID 19413) and capture-714ed3b (PID 31236) hold /dev/cpu_dma_latency at 0 µs"),
+        "{text}"
+    );
+    assert!(text.contains("only while they keep it open"), "{text}");
+    assert!(
+        text.contains("/proc/*/fd/* -> /dev/cpu_dma_latency = open in cyclictest (PID 19413) and capture-714ed3b (PID 31236)"),
+        "{text}"
+    );
+    // Held by a measurement only: the limit ends with it.
+    let tree = dma_tree(19413, true);
+    let report = report_of(tree.path().to_str().unwrap());
+    let dma = one(&report, "cpuidle.dma_latency");
+    assert_eq!(dma["severity"], "info");
+    let text = audit_support::text(dma);
+    assert!(text.starts_with("cyclictest (PID 19413) holds"), "{text}");
+    assert!(
+        text.contains("only while it keeps it open") && text.contains("a measurement holds it"),
+        "{text}"
+    );
+    assert!(
+        dma["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("the real-time application should hold it itself")
+    );
+    // Held, but by no process found.
+    let tree = dma_tree(19413, false);
+    let report = report_of(tree.path().to_str().unwrap());
+    let dma = one(&report, "cpuidle.dma_latency");
+    assert_eq!(dma["severity"], "info");
+    let text = audit_support::text(dma);
+    assert!(text.contains("none was found holding it open"), "{text}");
+    assert!(text.contains("= no process has it open"), "{text}");
+}
+
+#[test]
+fn steal_time_is_rated_by_its_share() {
+    let tree = |stat: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        for (relative, text) in [
+            (
+                "proc/cpuinfo",
+                "processor\t: 0\nflags\t\t: fpu tsc hypervisor\n",
+            ),
+            ("proc/stat", stat),
+        ] {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    };
+    for (stat, severity, words) in [
+        (
+            "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 100 0 100 800 0 0 0 0 0 0\n",
+            "ok",
+            "No steal time since boot",
+        ),
+        (
+            "cpu  100 0 100 799 0 0 0 1 0 0\ncpu0 100 0 100 799 0 0 0 1 0 0\n",
+            "warn",
+            "0.01 s of CPU time",
+        ),
+        (
+            "cpu  100 0 100 750 0 0 0 50 0 0\ncpu0 100 0 100 750 0 0 0 50 0 0\n",
+            "fail",
+            "(steal time, 5.00 % of all CPU time",
+        ),
+    ] {
+        let dir = tree(stat);
+        let report = report_of(dir.path().to_str().unwrap());
+        let steal = one(&report, "vm.steal");
+        assert_eq!(steal["severity"], severity, "{stat}");
+        assert!(
+            audit_support::text(steal).contains(words),
+            "{}",
+            audit_support::text(steal)
+        );
+        // The VM finding carries the same figure.
+        let guest = audit_support::text(one(&report, "vm.guest"));
+        assert!(guest.contains("/proc/stat = cpu steal"), "{guest}");
+        assert!(
+            guest.contains("the hypervisor does not name itself"),
+            "{guest}"
+        );
+    }
+    // Not in the kernel's format: a finding, not a panic.
+    let dir = tree("cpu 1 2\n");
+    let report = report_of(dir.path().to_str().unwrap());
+    let steal = one(&report, "vm.steal");
+    assert_eq!(steal["severity"], "warn");
+    assert!(audit_support::text(steal).contains("malformed"));
 }

@@ -1,16 +1,21 @@
 //! Captures the files `rtlat_linux::facts` reads from this machine into a tree that
-//! `Facts::at(tree)` reads back: how `tests/data/vm-2cpu/` was made.
+//! `Facts::at(tree)` reads back: how `tests/data/vm-2cpu/` and `tests/data/vm-kvm-2cpu/` were
+//! made.
 //!
 //! ```sh
 //! RTLAT_CAPTURE_DIR=rtlat-linux/tests/data/NAME \
 //!     cargo test -p rtlat-linux --test capture -- --ignored --exact capture_this_machine
 //! ```
 //!
-//! Only regular text files are written (no symlinks, no empty directories); a file this
-//! machine does not have is simply not in the tree, which is how "absent" is captured. Of the
-//! processes, only a handful are taken: PID 1, `kthreadd` (PID 2), a few per-CPU kernel
-//! threads (`ksoftirqd/0`, `rcu_preempt` or `rcu_sched`, `migration/0`, the first `irq/…`
-//! thread) and this test process, with a thread named `my (weird) comm`.
+//! Only regular files are written (no empty directories), and one kind of symbolic link: a
+//! captured process's `fd/N` that links to `/dev/cpu_dma_latency`, kept as the same link
+//! (facts only `readlink` it, never follow it). A file this machine does not have is simply
+//! not in the tree, which is how "absent" is captured. Of the processes, only a handful are
+//! taken: PID 1, `kthreadd` (PID 2), a few per-CPU kernel threads (`ksoftirqd/0`,
+//! `rcu_preempt` or `rcu_sched`, `migration/0`, the first `irq/…` thread), every process
+//! holding `/dev/cpu_dma_latency` open, and this test process, with a thread named
+//! `my (weird) comm` (`capture_this_machine` also holds `/dev/cpu_dma_latency` at 0 while it
+//! captures, as `rtlat run` does, so that the tree shows a holder).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -48,7 +53,18 @@ const FIXED: &[&str] = &[
     "sys/devices/system/cpu/cpuidle/current_governor",
     "sys/devices/system/clocksource/clocksource0/current_clocksource",
     "sys/devices/system/clocksource/clocksource0/available_clocksource",
+    "proc/cpuinfo",
+    "proc/stat",
+    "sys/class/dmi/id/sys_vendor",
+    "sys/class/dmi/id/product_name",
+    "sys/hypervisor/type",
+    "sys/module/haltpoll/parameters/guest_halt_poll_ns",
+    "sys/module/cpuidle_haltpoll/parameters/force",
+    "dev/cpu_dma_latency",
 ];
+
+/// The one file whose holders are captured with their `fd/N` links.
+const HELD: &str = "/dev/cpu_dma_latency";
 
 /// The files of `cpuN/cpufreq/`.
 const CPUFREQ: &[&str] = &[
@@ -140,7 +156,31 @@ fn pids_to_capture(facts: &Facts) -> BTreeSet<u32> {
     if let Some(stat) = stats.iter().find(|s| s.comm.starts_with("irq/")) {
         pids.insert(stat.pid);
     }
+    pids.extend(facts.holders_of(HELD).unwrap().pids);
     pids
+}
+
+/// Recreates under `dest` the `fd/N` links of `pids` that point to [`HELD`]; returns their
+/// relative paths.
+fn copy_held_links(root: &Path, dest: &Path, pids: &BTreeSet<u32>) -> Vec<String> {
+    let mut copied = Vec::new();
+    for pid in pids {
+        let fd_dir = format!("proc/{pid}/fd");
+        for fd in numbered(&root.join(&fd_dir), "") {
+            let relative = format!("{fd_dir}/{fd}");
+            let Ok(target) = std::fs::read_link(root.join(&relative)) else {
+                continue;
+            };
+            if target != Path::new(HELD) {
+                continue;
+            }
+            let link = dest.join(&relative);
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            copied.push(relative);
+        }
+    }
+    copied
 }
 
 /// Copies every readable file of `paths` from `root` to `dest`; returns the paths copied.
@@ -172,7 +212,8 @@ fn capture(dest: &Path) -> Vec<String> {
     started.recv().unwrap();
     let root = Path::new("/");
     let pids = pids_to_capture(&Facts::live());
-    let copied = copy_files(root, dest, &paths_to_capture(root, &pids));
+    let mut copied = copy_files(root, dest, &paths_to_capture(root, &pids));
+    copied.extend(copy_held_links(root, dest, &pids));
     stop.send(()).unwrap();
     weird.join().unwrap();
     copied
@@ -184,6 +225,9 @@ fn capture_this_machine() {
     let dest = PathBuf::from(
         std::env::var_os("RTLAT_CAPTURE_DIR").expect("set RTLAT_CAPTURE_DIR to the tree to write"),
     );
+    // Hold /dev/cpu_dma_latency at 0 while capturing (as rtlat run does), so that the tree
+    // shows a holder; released when the capture is written.
+    let _held = rtlat_linux::DmaLatencyGuard::set(0).ok();
     let copied = capture(&dest);
     println!("captured {} files into {}", copied.len(), dest.display());
 }
@@ -193,6 +237,7 @@ fn capture_this_machine() {
 fn a_fresh_capture_reads_back_like_the_live_system() {
     let dest = std::env::temp_dir().join(format!("rtlat-capture-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dest);
+    let holding = std::fs::File::open(HELD).ok();
     let copied = capture(&dest);
     assert!(copied.contains(&"proc/cmdline".to_owned()));
     let (live, tree) = (Facts::live(), Facts::at(&dest));
@@ -214,10 +259,25 @@ fn a_fresh_capture_reads_back_like_the_live_system() {
     if live.process_stat(2).is_ok_and(|s| s.comm == "kthreadd") {
         assert!(tree.process_stat(2).unwrap().is_kernel_thread());
     }
-    // No symlinks, text only, small.
+    assert_eq!(tree.cpuinfo().unwrap(), live.cpuinfo().unwrap());
+    // This process holds /dev/cpu_dma_latency open (read-only: a request at the default, no
+    // limit), and the tree shows it with its link.
+    if holding.is_some() {
+        let held = tree.holders_of(HELD).unwrap().pids;
+        assert!(held.contains(&me), "{held:?}");
+    }
+    // Regular files, small; the only links are fd/N -> /dev/cpu_dma_latency.
     let mut total = 0;
     for relative in &copied {
         let meta = std::fs::symlink_metadata(dest.join(relative)).unwrap();
+        if meta.file_type().is_symlink() {
+            assert!(relative.contains("/fd/"), "{relative}");
+            assert_eq!(
+                std::fs::read_link(dest.join(relative)).unwrap(),
+                Path::new(HELD)
+            );
+            continue;
+        }
         assert!(meta.is_file(), "{relative}");
         total += meta.len();
     }

@@ -68,4 +68,13 @@ impl Facts {
             other => other,
         }
     }
+
+    /// The haltpoll governor's longest poll before a halt, in ns
+    /// (`/sys/module/haltpoll/parameters/guest_halt_poll_ns`; KVM guests).
+    pub fn guest_halt_poll_ns(&self) -> Result<u64, FactError> {
+        read::value(
+            &self.path("sys/module/haltpoll/parameters/guest_halt_poll_ns"),
+            "a time in ns",
+        )
+    }
 }

@@ -14,13 +14,16 @@
 //! | kernel ([`kernel`])          | `cmdline`, `os_release`, `kernel_version`, `proc_version`, `realtime`, `preempt_rt` |
 //! | CPUs ([`cpus`])              | `online_cpus`, `possible_cpus`, `isolated_cpus`, `nohz_full_cpus` |
 //! | frequency ([`cpufreq`])      | `cpufreq(cpu)` → [`CpuFreq`]: `governor`, `scaling_min_khz`, …, `read` |
-//! | idle states ([`cpuidle`])    | `cpuidle_states(cpu)`, `cpuidle_driver`, `cpuidle_governor` |
+//! | idle states ([`cpuidle`])    | `cpuidle_states(cpu)`, `cpuidle_driver`, `cpuidle_governor`, `guest_halt_poll_ns` |
 //! | interrupts ([`irq`], [`interrupts`]) | `irq_numbers`, `irq_affinity`, `irq_effective_affinity`, `irqs`, `interrupts`, `default_smp_affinity` |
 //! | CPU masks ([`cpumask`])      | [`parse_cpu_mask`], [`format_cpu_mask`]                    |
 //! | threads ([`stat`], [`status`], [`tasks`]) | `pids`, `tids`, `task_stat`, `task_status`, `threads_of`, `all_threads`, `process_running`, `irqbalance_running` |
 //! | sysctls ([`sysctl`])         | `sysctl`, `sched_rt_runtime_us`, `sched_rt_period_us`, `timer_migration`, `nmi_watchdog`, `watchdog`, `soft_watchdog`, `watchdog_cpumask` |
 //! | memory ([`mm`])              | `transparent_hugepage`, `transparent_hugepage_defrag`, `swaps`, `ksm_run` |
 //! | housekeeping ([`workqueue`], [`clocksource`]) | `workqueue_cpumask`, `current_clocksource`, `available_clocksources` |
+//! | the CPU ([`cpuinfo`], [`cpu_times`]) | `cpuinfo` (flags, model, packages), `cpu_times` (`/proc/stat`: steal time) |
+//! | a hypervisor ([`hypervisor`]) | `dmi_sys_vendor`, `dmi_product_name`, `hypervisor_type` |
+//! | open files ([`holders`])     | `holders_of` (`/proc/*/fd` links to a file) |
 //!
 //! # Example
 //!
@@ -40,11 +43,15 @@
 use std::path::{Path, PathBuf};
 
 pub mod clocksource;
+pub mod cpu_times;
 pub mod cpufreq;
 pub mod cpuidle;
+pub mod cpuinfo;
 pub mod cpumask;
 pub mod cpus;
 pub mod error;
+pub mod holders;
+pub mod hypervisor;
 pub mod interrupts;
 pub mod irq;
 pub mod kernel;
@@ -56,10 +63,13 @@ pub mod sysctl;
 pub mod tasks;
 pub mod workqueue;
 
+pub use cpu_times::{CpuTimes, SystemCpuTimes};
 pub use cpufreq::{CpuFreq, CpuFreqPolicy};
 pub use cpuidle::IdleState;
+pub use cpuinfo::CpuInfo;
 pub use cpumask::{format_cpu_mask, parse_cpu_mask};
 pub use error::{FactError, FactResultExt, Malformed};
+pub use holders::Holders;
 pub use interrupts::{InterruptLine, Interrupts};
 pub use irq::Irq;
 pub use kernel::{PreemptModel, PreemptRt};

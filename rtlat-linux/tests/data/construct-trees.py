@@ -156,6 +156,43 @@ def cpufreq(tree, cpu, driver, governor, freqs, cur, scaling_min=None, scaling_m
     write(tree, d + "related_cpus", f"{cpu}\n")
 
 
+def bare_metal(tree, vendor_id, model, flags, ncpus, dmi_vendor, dmi_product, stat_rows):
+    """What says a machine is bare metal: /proc/cpuinfo without the `hypervisor` flag (one
+    package), the DMI vendor and product of the real machine, /proc/stat with no steal time."""
+    blocks = []
+    for cpu in range(ncpus):
+        blocks.append(
+            f"processor\t: {cpu}\nvendor_id\t: {vendor_id}\nmodel name\t: {model}\n"
+            f"physical id\t: 0\ncore id\t\t: {cpu}\ncpu cores\t: {ncpus}\nflags\t\t: {flags}\n"
+        )
+    write(tree, "proc/cpuinfo", "\n".join(blocks) + "\n")
+    write(tree, "sys/class/dmi/id/sys_vendor", dmi_vendor + "\n")
+    write(tree, "sys/class/dmi/id/product_name", dmi_product + "\n")
+    total = [sum(col) for col in zip(*stat_rows)]
+    lines = ["cpu  " + " ".join(map(str, total))]
+    lines += [f"cpu{cpu} " + " ".join(map(str, row)) for cpu, row in enumerate(stat_rows)]
+    write(tree, "proc/stat", "\n".join(lines) + "\nintr 0\nctxt 0\n")
+
+
+# The flags Linux 6.1 shows for these CPUs: an AMD GX-420GI (Puma: constant, nonstop TSC,
+# no TSC_ADJUST) and an Intel Core 2 Duo E6550 (constant TSC that stops in deep C-states).
+GX420_FLAGS = (
+    "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr "
+    "sse sse2 ht syscall nx mmxext fxsr_opt pdpe1gb rdtscp lm constant_tsc rep_good acc_power nopl "
+    "nonstop_tsc cpuid extd_apicid aperfmperf pni pclmulqdq monitor ssse3 cx16 sse4_1 sse4_2 movbe "
+    "popcnt aes xsave avx f16c lahf_lm cmp_legacy svm extapic cr8_legacy abm sse4a misalignsse "
+    "3dnowprefetch osvw ibs skinit wdt topoext perfctr_nb bpext ptsc perfctr_llc cpb hw_pstate ssbd "
+    "vmmcall bmi1 xsaveopt arat npt lbrv svm_lock nrip_save tsc_scale flushbyasid decodeassists "
+    "pausefilter pfthreshold overflow_recov"
+)
+E6550_FLAGS = (
+    "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx "
+    "fxsr sse sse2 ss ht tm pbe syscall nx lm constant_tsc arch_perfmon pebs bts rep_good nopl cpuid "
+    "aperfmperf pni dtes64 monitor ds_cpl vmx smx est tm2 ssse3 cx16 xtpr pdcm lahf_lm pti "
+    "tpr_shadow vnmi flexpriority vpid dtherm"
+)
+
+
 def common(tree, cmdline, osrelease, version, ncpus, isolated):
     shutil.rmtree(os.path.join(HERE, tree), ignore_errors=True)
     with open(os.path.join(HERE, "cmdline", cmdline)) as f:
@@ -189,6 +226,10 @@ def common(tree, cmdline, osrelease, version, ncpus, isolated):
 def hp_t630():
     t = "hp-t630"
     common(t, "hp-t630.txt", "6.1.0-18-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)", 4, [3])
+    bare_metal(t, "AuthenticAMD", "AMD GX-420GI SOC with Radeon(TM) R7E Graphics", GX420_FLAGS, 4,
+               "HP", "HP t630 Thin Client",
+               [[51210, 0, 9033, 1702154, 310, 0, 201, 0], [48100, 0, 8612, 1707001, 288, 0, 187, 0],
+                [47512, 0, 8420, 1708004, 301, 0, 190, 0], [1765503, 0, 412, 1014, 0, 0, 3, 0]])
     for cpu, cur in enumerate([1200000, 1600000, 1200000, 2000000]):
         cpufreq(t, cpu, "acpi-cpufreq", "ondemand", [2000000, 1800000, 1600000, 1200000], cur)
     write(t, "proc/sys/kernel/sched_rt_runtime_us", "950000\n")
@@ -235,6 +276,9 @@ def dell_optiplex_755():
     t = "dell-optiplex-755"
     common(t, "dell-optiplex-755.txt", "6.1.0-18-rt-amd64", "#1 SMP PREEMPT_RT Debian 6.1.76-1 (2024-02-01)", 2, [1])
     write(t, "sys/kernel/realtime", "1\n")
+    bare_metal(t, "GenuineIntel", "Intel(R) Core(TM)2 Duo CPU     E6550  @ 2.33GHz", E6550_FLAGS, 2,
+               "Dell Inc.", "OptiPlex 755",
+               [[60112, 0, 10230, 880412, 1203, 0, 310, 0], [902113, 0, 210, 49012, 0, 0, 12, 0]])
     for cpu in range(2):
         cpufreq(t, cpu, "acpi-cpufreq", "performance", [2333000, 2000000], 2333000, scaling_min=2333000)
     write(t, "proc/sys/kernel/sched_rt_runtime_us", "-1\n")

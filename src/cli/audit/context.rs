@@ -3,9 +3,10 @@
 
 use rtlat_linux::cmdline::KernelCmdline;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::{FactError, FactResultExt, Facts};
+use rtlat_linux::facts::{CpuInfo, FactError, FactResultExt, Facts};
 
 use super::finding::{Finding, Severity};
+use super::guest::{self, Guest};
 use super::isolation::LineIsolation;
 
 /// The command line audited.
@@ -39,6 +40,10 @@ pub struct Context {
     pub isolated: CpuSet,
     /// Where [`isolated`](Self::isolated) was read: (source, value) pairs for evidence.
     pub isolated_sources: Vec<(String, String)>,
+    /// `/proc/cpuinfo` (`None` if it could not be read, as in trees captured without it).
+    pub cpuinfo: Option<CpuInfo>,
+    /// The virtual machine this is, if it is one.
+    pub guest: Option<Guest>,
 }
 
 /// The system path of `relative` (for evidence: `/proc/cmdline`, not the root-joined path).
@@ -149,6 +154,8 @@ impl Context {
                 format!("isolates {}", or_none(&isolated)),
             ));
         }
+        let cpuinfo = facts.cpuinfo().ok();
+        let guest = guest::detect(&facts, cpuinfo.as_ref());
         let context = Context {
             facts,
             cmdline,
@@ -156,6 +163,8 @@ impl Context {
             possible,
             isolated,
             isolated_sources: sources,
+            cpuinfo,
+            guest,
         };
         (context, findings)
     }

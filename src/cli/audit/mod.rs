@@ -9,12 +9,14 @@ mod checks;
 mod cmdline_file;
 mod context;
 mod finding;
+mod guest;
 mod isolation;
 mod known_params;
 mod options;
 mod report;
 pub mod selected;
 mod suggest;
+mod tsc_watchdog;
 
 use std::io::Write;
 use std::path::Path;

@@ -29,9 +29,12 @@ Options:
   --isolate CPUS   the CPUs to isolate, a CPU list such as 3 or 2-3 (with --suggest)
   -h, --help       print this help
 
-Each finding has a stable id (kernel.preempt_rt, cmdline.isolcpus, cmdline.unknown_param,
-cpus.housekeeping, cpufreq.governor, irq.on_isolated, threads.on_isolated, ...), a
-severity, the evidence read and the remedy:
+Each finding has a stable id (vm.guest, vm.steal, kernel.preempt_rt, cmdline.isolcpus,
+cmdline.unknown_param, cpus.housekeeping, cpufreq.governor, irq.on_isolated,
+threads.on_isolated, ...), a severity, the evidence read and the remedy. On a virtual machine
+(the hypervisor CPU flag, a paravirtual clocksource, Xen's /sys/hypervisor/type, a
+hypervisor's DMI name) vm.guest says what only the host can fix and vm.steal how much CPU
+time the host has taken since boot.
   ok     tuned as a real-time machine wants it
   info   worth knowing; no change needed
   warn   adds latency or jitter here: fix it

@@ -11,15 +11,17 @@ mod memory;
 mod params;
 mod sysctl;
 mod threads;
+mod virt;
 mod workqueue;
 
 use super::context::Context;
 use super::finding::Finding;
 
-/// Runs every check, in the order of the report: kernel, command line, CPU sets, frequency,
-/// idle states, interrupts, sysctls, memory, workqueues, threads.
+/// Runs every check, in the order of the report: virtual machine, kernel, command line, CPU
+/// sets, frequency, idle states, interrupts, sysctls, memory, workqueues, threads.
 pub fn run(ctx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
+    virt::check(ctx, &mut out);
     kernel::check(ctx, &mut out);
     cmdline::check(ctx, &mut out);
     params::check(ctx, &mut out);

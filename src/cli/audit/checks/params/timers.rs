@@ -3,6 +3,7 @@
 
 use super::Params;
 use crate::cli::audit::finding::{Finding, Severity};
+use crate::cli::audit::tsc_watchdog::{TscWatchdog, tsc_watchdog};
 
 impl Params<'_> {
     pub(super) fn nmi_watchdog(&self) -> Option<Finding> {
@@ -31,13 +32,55 @@ impl Params<'_> {
             if current != "tsc" {
                 return None;
             }
-            return Some(
-                self.absent(ID, Severity::Info,
-                    "The clocksource watchdog may cross-check the TSC every half second from a timer that visits every online CPU (newer kernels skip it on CPUs with a reliable TSC)".to_owned(),
-                    "tsc=")
-                .evidence("/sys/devices/system/clocksource/clocksource0/current_clocksource", current)
+            // The CPU and the kernel decide, not the rest of the line: the same on the running
+            // line and on one given with --cmdline for this machine.
+            let release = self.ctx.facts.os_release().ok();
+            let watchdog = tsc_watchdog(self.ctx.cpuinfo.as_ref(), release.as_deref());
+            let finding = match &watchdog {
+                TscWatchdog::Exempt(why) => self.absent(ID, Severity::Ok, format!(
+                    "The kernel runs no clocksource watchdog on the TSC ({why}), so tsc=nowatchdog would change nothing"
+                ), "tsc="),
+                TscWatchdog::Watched(why) => self.absent(ID, Severity::Info, format!(
+                    "The clocksource watchdog cross-checks the TSC every half second from a timer that visits every online CPU in turn ({why})"
+                ), "tsc=")
                 .remedy("add tsc=nowatchdog if the TSC is stable here (dmesg shows no 'Marking TSC unstable')"),
+                TscWatchdog::Unknown => self.absent(ID, Severity::Info,
+                    "The clocksource watchdog may cross-check the TSC every half second from a timer that visits every online CPU (kernels since 5.16 skip it for a constant, nonstop TSC with TSC_ADJUST on up to two packages)".to_owned(),
+                    "tsc=")
+                .remedy("if /proc/cpuinfo lacks any of constant_tsc, nonstop_tsc, tsc_adjust, add tsc=nowatchdog, provided the TSC is stable here (dmesg shows no 'Marking TSC unstable')"),
+            };
+            let mut finding = finding.evidence(
+                "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                current,
             );
+            if !matches!(watchdog, TscWatchdog::Unknown)
+                && let Some(info) = &self.ctx.cpuinfo
+            {
+                let flags: Vec<&str> =
+                    ["constant_tsc", "nonstop_tsc", "tsc_adjust", "tsc_reliable"]
+                        .into_iter()
+                        .filter(|f| info.has(f))
+                        .collect();
+                let packages = info
+                    .packages
+                    .map(|n| format!("; {n} package{}", if n == 1 { "" } else { "s" }))
+                    .unwrap_or_default();
+                finding = finding.evidence(
+                    "/proc/cpuinfo",
+                    format!(
+                        "flags: {}{packages}",
+                        if flags.is_empty() {
+                            "none of constant_tsc nonstop_tsc tsc_adjust tsc_reliable".to_owned()
+                        } else {
+                            flags.join(" ")
+                        }
+                    ),
+                );
+                if let Ok(release) = self.ctx.facts.os_release() {
+                    finding = finding.evidence("/proc/sys/kernel/osrelease", release);
+                }
+            }
+            return Some(finding);
         };
         Some(match param.value() {
             Some("nowatchdog") => self.finding(ID, Severity::Ok,
