@@ -372,9 +372,7 @@ fn a_plot_whose_rtlat_plot_dies_says_so() {
     // rtlat (hard-linked into a folder of its own) must name the signal and exit 4, not 2.
     let dir = TempDir::new("plot-killed");
     let binary = dir.join("rtlat");
-    std::fs::hard_link(rtlat(), &binary)
-        .or_else(|_| std::fs::copy(rtlat(), &binary).map(|_| ()))
-        .unwrap();
+    common::place_rtlat(&binary);
     let stand_in = dir.join("rtlat-plot");
     std::fs::write(&stand_in, "#!/bin/sh\nkill -KILL $$\n").unwrap();
     use std::os::unix::fs::PermissionsExt;

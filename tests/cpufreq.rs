@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Alias, Outcome, TempDir, rtlat, run};
+use common::{Alias, Outcome, TempDir, run};
 
 const QUICK: Duration = Duration::from_secs(20);
 const NO_CPUFREQ: &str =
@@ -511,7 +511,7 @@ fn without_privilege_the_error_names_root_and_nothing_changes() {
     let (dir, root) = copy_of_tree("cpufreq-nobody");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let binary = dir.join("rtlat");
-    std::fs::copy(rtlat(), &binary).unwrap();
+    common::place_rtlat(&binary);
     let out = std::process::Command::new("setpriv")
         .args([
             "--reuid=65534",

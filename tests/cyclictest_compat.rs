@@ -13,8 +13,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{
-    Alias, Json, TempDir, compare_line_sets, compare_lines, measuring, real_cyclictest, rtlat,
-    rtlat_run, run,
+    Alias, Json, TempDir, compare_line_sets, compare_lines, measuring, real_cyclictest, rtlat_run,
+    run,
 };
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -852,7 +852,7 @@ fn as_cyclictest_rtlat_adds_nothing_and_as_rtlat_run_it_adds_after_cyclictests_f
     // Same binary, same name check: a copy named cyclictest behaves like the symlink.
     let dir = TempDir::new("copy");
     let copy = dir.join("cyclictest");
-    std::fs::copy(rtlat(), &copy).unwrap();
+    common::place_rtlat(&copy);
     let out = run(&copy, &["-q", "-l", "10", "-p", "80"], None, LIMIT);
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(!out.stdout.contains("Overruns"), "{}", out.stdout);

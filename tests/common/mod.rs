@@ -852,6 +852,18 @@ pub fn copy_of_hp_t630(tag: &str) -> (TempDir, std::path::PathBuf) {
 
 /// Runs rtlat as user `nobody` with no capabilities (`setpriv`, util-linux), from a copy of
 /// the binary in a world-readable temporary folder, in that folder. Needs root.
+/// Puts the rtlat binary at `to` (another name, or a folder of its own): a hard link where the
+/// file system allows one, else a copy. A link is never open for writing, so no child that
+/// another test thread forks in the meantime can hold it open and make executing it fail
+/// with ETXTBSY ("Text file busy"), as a fresh copy can.
+pub fn place_rtlat(to: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    if std::fs::hard_link(rtlat(), to).is_err() {
+        std::fs::copy(rtlat(), to).unwrap();
+        std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
 pub fn as_nobody(args: &[&str]) -> std::process::Output {
     use std::os::unix::fs::PermissionsExt as _;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -865,20 +877,31 @@ pub fn as_nobody(args: &[&str]) -> std::process::Output {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let binary = dir.join("rtlat");
-    std::fs::copy(rtlat(), &binary).unwrap();
-    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = std::process::Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&binary)
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .expect("setpriv (util-linux) must be installed");
+    place_rtlat(&binary);
+    // A child that another test thread forks while the copy is still open for writing holds
+    // that descriptor until it execs: executing the copy in that moment fails with ETXTBSY
+    // ("Text file busy"). The descriptor is gone a moment later, so that is tried again.
+    let mut attempts = 0;
+    let out = loop {
+        let out = std::process::Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--inh-caps=-all",
+            ])
+            .arg(&binary)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("setpriv (util-linux) must be installed");
+        attempts += 1;
+        let busy = String::from_utf8_lossy(&out.stderr).contains("Text file busy");
+        if !busy || attempts == 50 {
+            break out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     std::fs::remove_dir_all(&dir).unwrap();
     out
 }
