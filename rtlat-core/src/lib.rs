@@ -9,6 +9,7 @@ mod divider;
 mod error;
 pub mod histogram;
 pub mod jitter;
+pub mod periodic;
 pub mod report;
 pub mod stats;
 
@@ -26,4 +27,5 @@ pub use histogram::{
     Linear, LinearHistogram, LogHistogram, LogLinear, Storage,
 };
 pub use jitter::{JitterMonitor, JitterReport, Tick};
+pub use periodic::{Periodic, Run};
 pub use stats::{Record, Stats, Summary};

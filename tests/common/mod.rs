@@ -246,6 +246,23 @@ impl Running {
         self.stderr_so_far().contains(needle)
     }
 
+    /// What the process wrote on stdout so far.
+    pub fn stdout_so_far(&self) -> String {
+        String::from_utf8_lossy(&self.stdout.lock().unwrap_or_else(|p| p.into_inner())).into_owned()
+    }
+
+    /// Waits until stdout contains `needle` or `timeout` passes; returns whether it did.
+    pub fn wait_for_stdout(&self, needle: &str, timeout: Duration) -> bool {
+        let until = Instant::now() + timeout;
+        while Instant::now() < until {
+            if self.stdout_so_far().contains(needle) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.stdout_so_far().contains(needle)
+    }
+
     /// Whether the process has exited.
     pub fn has_exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))

@@ -1,14 +1,16 @@
 //! The base and servo threads: each set up once (CPU, SCHED_FIFO, stack prefault), then a
-//! loop of rtlat-core's engine step (sleep to an absolute deadline, read the clock) and
-//! [`JitterMonitor::tick`] with the wake-up time; its figures leave through
-//! [`LiveStatus`], a sequence lock the thread never waits on. No allocation, lock,
-//! formatting or system call but the sleep and the clock read inside the loop.
+//! loop of rtlat-core's [`Periodic`] schedule (LinuxCNC's: sleep to the next deadline, the
+//! previous one plus the period; a deadline already passed is run at once, so missed periods
+//! run back to back and none is skipped) and [`JitterMonitor::tick`] with the start of each
+//! run; its figures leave through [`LiveStatus`], a sequence lock the thread never waits on.
+//! No allocation, lock, formatting or system call but the sleep and the clock reads inside
+//! the loop.
 
 use std::num::NonZeroU64;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rtlat_core::{CycleConfig, CycleEngine, JitterMonitor, JitterReport, Outcome};
+use rtlat_core::{JitterMonitor, JitterReport, Periodic, Record, Summary};
 use rtlat_linux::{AbsoluteSleep, ClockId, PageFaults, Policy, PosixClock, ThreadSetup};
 
 use crate::cli::run::live::{LiveFigures, LiveStatus};
@@ -39,7 +41,7 @@ pub struct Shared {
     pub ready: Barrier,
     /// Each thread's live figures, in the order of the plans: `cycles` = ticks, `min_ns` /
     /// `max_ns` = shortest / longest interval, `act_ns` = the last interval, `overruns` =
-    /// periods skipped (`sum_ns` unused).
+    /// runs whose deadline had passed before the thread came to wait for it (`sum_ns` unused).
     pub live: Vec<LiveStatus>,
 }
 
@@ -55,14 +57,25 @@ impl Shared {
 }
 
 /// What a thread hands back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    /// Everything the jitter monitor saw.
+    /// The intervals between runs (its lateness and overrun figures, which assume a
+    /// schedule that skips missed periods, are not used: see the fields below).
     pub jitter: JitterReport,
     /// The last interval, ns.
     pub last_interval_ns: Option<u64>,
-    /// Periods skipped (the engine's count: wake-ups more than a period late).
+    /// Runs whose deadline had passed before the thread came to wait for it, so that they
+    /// ran at once, back to back (LinuxCNC's "Unexpected realtime delay").
     pub overruns: u64,
+    /// Σ (interval − period), ns: LinuxCNC timedelta's `err`. Every period is run, so it
+    /// equals the last run's lateness minus the first's.
+    pub cumulative_error_ns: i64,
+    /// Each run's start minus its deadline, ns.
+    pub lateness: Summary,
+    /// The first run's lateness, ns.
+    pub first_lateness_ns: Option<i64>,
+    /// The last run's lateness, ns.
+    pub last_lateness_ns: Option<i64>,
     /// Allocations made while measuring.
     pub allocations: u64,
     /// Minor page faults taken while measuring.
@@ -80,7 +93,7 @@ pub struct Figures {
     pub max_jitter_ns: Option<u64>,
     /// Last interval, ns.
     pub last_interval_ns: Option<u64>,
-    /// Periods skipped.
+    /// Runs that started at once, their deadline already passed.
     pub overruns: u64,
 }
 
@@ -136,11 +149,15 @@ pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, 
     let failed = |e: String| format!("{} thread: {e}", plan.name);
     let prepared = prepare(plan, live).map_err(failed);
     shared.ready.wait();
-    let mut engine = prepared?;
+    let mut schedule = prepared?;
     let period = NonZeroU64::new(plan.period_ns).ok_or_else(|| failed("zero period".into()))?;
     let mut monitor = JitterMonitor::new(period);
-    let scale = engine.scale();
+    let scale = schedule.scale();
     let mut last_interval = 0u64;
+    let mut cumulative_error = 0i64;
+    let mut lateness = Summary::new();
+    let mut first_lateness = None;
+    let mut last_lateness = None;
 
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = crate::allocations::this_thread();
@@ -148,15 +165,20 @@ pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, 
         if shared.stop.load(Ordering::Relaxed) {
             break Ok(());
         }
-        let sample = match engine.step(&mut ()) {
-            Ok(Outcome::Sample(s) | Outcome::Break(s)) => s,
-            Ok(Outcome::Done) => break Ok(()),
+        let run = match schedule.wait() {
+            Ok(run) => run,
             // The run ended while the thread slept: the interrupted tick is not seen.
             Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled)) => break Ok(()),
             Err(e) => break Err(failed(e.to_string())),
         };
-        let tick = monitor.tick(scale.to_ns(sample.wake_ticks));
-        last_interval = tick.interval_ns.unwrap_or(last_interval);
+        let tick = monitor.tick(scale.to_ns(run.start_ticks));
+        if let Some(interval) = tick.interval_ns {
+            last_interval = interval;
+            cumulative_error = cumulative_error.saturating_add(tick.jitter_ns.unwrap_or(0));
+        }
+        lateness.record(run.lateness_ns);
+        first_lateness.get_or_insert(run.lateness_ns);
+        last_lateness = Some(run.lateness_ns);
         let report = monitor.report();
         live.publish(&LiveFigures {
             cycles: report.ticks,
@@ -164,7 +186,7 @@ pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, 
             act_ns: last_interval as i64,
             max_ns: report.max_interval_ns.unwrap_or(0) as i64,
             sum_ns: 0,
-            overruns: engine.overruns(),
+            overruns: schedule.overruns(),
         });
     };
     let allocations = crate::allocations::this_thread() - allocations_start;
@@ -176,24 +198,28 @@ pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, 
     Ok(Report {
         last_interval_ns: (jitter.ticks > 1).then_some(last_interval),
         jitter,
-        overruns: engine.overruns(),
+        overruns: schedule.overruns(),
+        cumulative_error_ns: cumulative_error,
+        last_lateness_ns: last_lateness,
+        lateness,
+        first_lateness_ns: first_lateness,
         allocations,
         minor_faults,
     })
 }
 
-type Engine = CycleEngine<PosixClock, AbsoluteSleep>;
+type Schedule = Periodic<PosixClock, AbsoluteSleep>;
 
-fn prepare(plan: &Plan, live: &LiveStatus) -> Result<Engine, String> {
+fn prepare(plan: &Plan, live: &LiveStatus) -> Result<Schedule, String> {
     rtlat_linux::signals::block_run_signals().map_err(|e| e.to_string())?;
     let mut setup = ThreadSetup::new(plan.policy, plan.priority);
     setup.cpus = plan.cpu.into_iter().collect();
     setup.prefault_stack = plan.prefault_stack;
     live.set_tid(setup.apply().map_err(|e| e.to_string())?);
-    CycleEngine::new(
+    Periodic::new(
         PosixClock::new(ClockId::Monotonic),
         AbsoluteSleep::new(ClockId::Monotonic),
-        CycleConfig::new(plan.period_ns),
+        plan.period_ns,
     )
     .map_err(|e| e.to_string())
 }
@@ -260,6 +286,17 @@ mod tests {
                 r.jitter.max_jitter_ns,
                 Some(max.saturating_sub(p).max(p.saturating_sub(min)))
             );
+            // Every period run: the intervals add up to the periods plus the difference
+            // between the last and the first run's lateness.
+            assert_eq!(
+                Some(r.cumulative_error_ns),
+                r.last_lateness_ns
+                    .zip(r.first_lateness_ns)
+                    .map(|(last, first)| last - first),
+                "{}: {r:?}",
+                plan.name
+            );
+            assert_eq!(r.lateness.count(), r.jitter.ticks);
             // The last published figures are the final ones.
             let f = Figures::from_live(&live.read(), p);
             assert_eq!(f, Figures::from_report(r));

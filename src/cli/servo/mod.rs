@@ -1,8 +1,11 @@
 //! `rtlat servo`: LinuxCNC's latency-test without HAL. A base thread (default 25 µs) and a
-//! servo thread (default 1 ms), both SCHED_FIFO on one CPU, the base thread at the higher
-//! priority, as LinuxCNC runs them; each reports its longest interval and its max jitter
-//! (LinuxCNC's definition: `max(max_interval − period, period − min_interval)`, from
-//! rtlat-core's [`rtlat_core::JitterMonitor`]), live and at the end, with LinuxCNC's verdict.
+//! servo thread (default 1 ms), or the servo thread alone, SCHED_FIFO on one CPU, the base
+//! thread at the higher priority, scheduled as LinuxCNC's HAL threads (rtlat-core's
+//! [`rtlat_core::Periodic`]: missed periods run back to back, never skipped); each reports
+//! its longest interval and its max jitter (LinuxCNC's definition:
+//! `max(max_interval − period, period − min_interval)`, from rtlat-core's
+//! [`rtlat_core::JitterMonitor`]) and its overruns, live and at the end, under latency-test's
+//! labels, with the verdict of LinuxCNC's current documentation ([`Verdict`]).
 
 pub mod measure;
 pub mod options;
@@ -35,23 +38,27 @@ const STACK_PREFAULT: usize = 32 * 1024;
 /// How often the live lines are redrawn.
 const REFRESH: Duration = Duration::from_millis(100);
 
-/// Max jitter below this is good for software stepping (LinuxCNC: "15–20 µs").
-pub const GOOD_BELOW_NS: u64 = 20_000;
-/// From this on, not a candidate for software stepping (LinuxCNC: "100 µs or more").
-pub const NO_STEPPING_FROM_NS: u64 = 100_000;
-/// Above this, not a candidate for LinuxCNC at all (LinuxCNC: "over 1 millisecond").
-pub const UNUSABLE_ABOVE_NS: u64 = 1_000_000;
+/// Where the verdict's bands and wording come from.
+pub const DOCUMENTATION: &str = "LinuxCNC documentation, Latency Testing (install/latency-test.adoc), as revised in November 2025, after 2.9";
 
-/// LinuxCNC's reading of a max jitter.
+/// Max jitter below this: very nice results, software stepping or a hardware card
+/// (LinuxCNC: "less than about 20,000 nanoseconds").
+pub const GOOD_BELOW_NS: u64 = 20_000;
+/// From this on, no software stepping (LinuxCNC: "between 50,000 and 500,000").
+pub const NO_STEPPING_FROM_NS: u64 = 50_000;
+/// Above this, not acceptable even with a hardware card (LinuxCNC: "above 500,000").
+pub const UNUSABLE_ABOVE_NS: u64 = 500_000;
+
+/// LinuxCNC's reading of a max jitter (its documentation's four bands).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rating {
     /// Below 20 µs.
     Good,
-    /// 20 µs to below 100 µs.
+    /// 20 µs to below 50 µs.
     Limited,
-    /// 100 µs to 1 ms.
+    /// 50 µs to 500 µs.
     NoSoftwareStepping,
-    /// Above 1 ms.
+    /// Above 500 µs.
     Unusable,
 }
 
@@ -79,21 +86,73 @@ impl Rating {
         }
     }
 
-    /// What it means, in LinuxCNC's words.
+    /// What it means for the base thread's max jitter (software stepping, or a hardware
+    /// card), after LinuxCNC's documentation.
     pub fn text(self) -> &'static str {
         match self {
             Rating::Good => {
-                "under 20 µs: good for software stepping (LinuxCNC: under 15-20 µs gives very nice results)"
+                "under 20 µs: very nice results with software stepping or with a hardware card (e.g. Mesa)"
             }
             Rating::Limited => {
-                "20 to 100 µs: software stepping works, but the maximum step rate may be disappointing"
+                "20 to 50 µs: software stepping works, but its maximum step rate may disappoint; a hardware card gives excellent results"
             }
             Rating::NoSoftwareStepping => {
-                "100 µs or more: not a good candidate for software stepping (use hardware step generation, e.g. a Mesa card)"
+                "50 to 500 µs: no software stepping; a hardware card gives acceptable results"
             }
             Rating::Unusable => {
-                "over 1 ms: not a good candidate for LinuxCNC, with or without software stepping"
+                "over 500 µs: not acceptable for LinuxCNC, with software stepping or with a hardware card"
             }
+        }
+    }
+
+    /// What it means for the servo thread's max jitter when there is no base thread (a
+    /// hardware-card setup): the hardware-card part of the same bands.
+    pub fn servo_only_text(self) -> &'static str {
+        match self {
+            Rating::Good => "under 20 µs: very nice results with a hardware card (e.g. Mesa)",
+            Rating::Limited => "20 to 50 µs: excellent results with a hardware card",
+            Rating::NoSoftwareStepping => "50 to 500 µs: acceptable results with a hardware card",
+            Rating::Unusable => {
+                "over 500 µs: not acceptable for LinuxCNC, even with a hardware card"
+            }
+        }
+    }
+}
+
+/// The verdict: the base thread's max jitter, as LinuxCNC's documentation reads it for
+/// software stepping; without a base thread, the servo thread's, read for a hardware card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    /// `base` or `servo`.
+    pub thread: &'static str,
+    /// Its max jitter, ns.
+    pub max_jitter_ns: u64,
+    /// The band.
+    pub rating: Rating,
+}
+
+impl Verdict {
+    /// The verdict on the threads run (`plans` and their figures, in the same order); `None`
+    /// before the judged thread has measured an interval.
+    fn of(plans: &[Plan], figures: &[Figures]) -> Option<Verdict> {
+        let judged = plans
+            .iter()
+            .position(|p| p.name == "base")
+            .or_else(|| plans.iter().position(|p| p.name == "servo"))?;
+        let max_jitter_ns = figures.get(judged)?.max_jitter_ns?;
+        Some(Verdict {
+            thread: plans[judged].name,
+            max_jitter_ns,
+            rating: Rating::of(max_jitter_ns),
+        })
+    }
+
+    /// Its text.
+    pub fn text(&self) -> &'static str {
+        if self.thread == "base" {
+            self.rating.text()
+        } else {
+            self.rating.servo_only_text()
         }
     }
 }
@@ -153,32 +212,21 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         .map_err(|e| eprintln!("warning: {e}; C-states are not limited for this run"))
         .ok();
 
-    // The servo thread first: LinuxCNC lists it first.
-    let plans = [
-        Plan {
-            name: "servo",
-            period_ns: config.servo_ns,
-            cpu: Some(cpu),
-            policy: Policy::Fifo,
-            priority: SERVO_PRIORITY,
-            prefault_stack: STACK_PREFAULT,
-        },
-        Plan {
-            name: "base",
-            period_ns: config.base_ns,
-            cpu: Some(cpu),
-            policy: Policy::Fifo,
-            priority: BASE_PRIORITY,
-            prefault_stack: STACK_PREFAULT,
-        },
-    ];
+    let plans = plans(&config, cpu);
     let rows: Vec<Row> = plans
         .iter()
         .map(|p| Row {
-            label: thread_label(p.name, p.period_ns),
+            label: thread_label(p.name, requested_period(&config, p.name)),
             period_ns: p.period_ns,
         })
         .collect();
+    // `base 98, servo 97`, fastest first.
+    let priorities = plans
+        .iter()
+        .rev()
+        .map(|p| format!("{} {}", p.name, p.priority))
+        .collect::<Vec<_>>()
+        .join(", ");
     let shared = Shared::new(plans.len());
     let started = Instant::now();
     let reports = std::thread::scope(|scope| {
@@ -202,7 +250,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             }
         }
         shared.ready.wait();
-        supervise(&config, &shared, &rows, cpu, started);
+        supervise(&config, &shared, &rows, &priorities, cpu, started);
         let mut reports = Vec::new();
         for h in handles {
             reports.push(h.join().map_err(|_| "a thread panicked".to_string())??);
@@ -212,22 +260,19 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let elapsed = started.elapsed();
 
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
-    let worst = rows
-        .iter()
-        .zip(&figures)
-        .filter_map(|(row, f)| f.max_jitter_ns.map(|j| (j, row)))
-        .max_by_key(|(j, _)| *j);
+    let verdict = Verdict::of(&plans, &figures);
     let mut out = String::new();
     if config.quiet {
         table(&mut out, &rows, &figures);
     }
-    match worst {
-        Some((jitter, row)) => {
-            let name = row.label.split(" (").next().unwrap_or("").to_lowercase();
+    match verdict {
+        Some(v) => {
             let _ = writeln!(
                 out,
-                "Verdict: max jitter {jitter} ns ({name}): {}",
-                Rating::of(jitter).text()
+                "Verdict: max jitter {} ns ({} thread): {}",
+                v.max_jitter_ns,
+                v.thread,
+                v.text()
             );
         }
         None => out.push_str("Verdict: none (the run was too short to measure an interval)\n"),
@@ -236,14 +281,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let _ = std::io::stdout().flush();
 
     if let Some(path) = &config.json {
-        let doc = document(
-            &config,
-            &plans,
-            &reports,
-            cpu,
-            elapsed,
-            worst.map(|(j, _)| j),
-        );
+        let doc = document(&config, &plans, &reports, cpu, elapsed, verdict);
         let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into()) + "\n";
         if path.as_os_str() == "-" {
             print!("{text}");
@@ -262,23 +300,100 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `Servo thread (1.0ms):`, `Base thread (25.0us):` as LinuxCNC labels them.
-fn thread_label(name: &str, period_ns: u64) -> String {
-    let period = if period_ns >= 1_000_000 {
-        format!("{:.1}ms", period_ns as f64 / 1e6)
-    } else {
-        format!("{:.1}us", period_ns as f64 / 1e3)
+/// The threads as LinuxCNC creates them, fastest first (`threads name1=fast period1=BASE
+/// name2=slow period2=SERVO`): the first at the highest priority below the maximum, each next
+/// one lower; every later period rounded to a whole multiple of the first (HAL's rule); all on
+/// `cpu`. Listed servo first, as latency-test shows them.
+fn plans(config: &Config, cpu: usize) -> Vec<Plan> {
+    let plan = |name, period_ns, priority| Plan {
+        name,
+        period_ns,
+        cpu: Some(cpu),
+        policy: Policy::Fifo,
+        priority,
+        prefault_stack: STACK_PREFAULT,
     };
+    match config.base_ns {
+        Some(base_ns) => vec![
+            plan(
+                "servo",
+                servo_period(base_ns, config.servo_ns),
+                SERVO_PRIORITY,
+            ),
+            plan("base", base_ns, BASE_PRIORITY),
+        ],
+        None => vec![plan("servo", config.servo_ns, BASE_PRIORITY)],
+    }
+}
+
+/// The servo thread's period as HAL runs it beside a base thread: the requested period
+/// rounded to the nearest whole multiple of the base period (33333 and 1234567 ns run at
+/// 37 × 33333 = 1233321 ns).
+pub fn servo_period(base_ns: u64, servo_ns: u64) -> u64 {
+    let multiple = (servo_ns + base_ns / 2) / base_ns;
+    base_ns * multiple.max(1)
+}
+
+/// The period the user asked for `thread` (the one latency-test's labels show).
+fn requested_period(config: &Config, thread: &str) -> u64 {
+    match thread {
+        "base" => config.base_ns.unwrap_or(0),
+        _ => config.servo_ns,
+    }
+}
+
+/// `Servo thread (1ms):`, `Base thread (25µs):`: latency-test's labels, with its way of
+/// writing a period (`human_time`: the value in s, ms, µs or ns, whichever is the largest
+/// unit not above it, printed by awk with six significant digits: `1.5ms`, `12.5µs`,
+/// `1.23457ms`).
+fn thread_label(name: &str, period_ns: u64) -> String {
     let mut title = name.to_string();
     if let Some(first) = title.get_mut(0..1) {
         first.make_ascii_uppercase();
     }
-    format!("{title} thread ({period}):")
+    format!("{title} thread ({}):", human_time(period_ns))
+}
+
+/// latency-test's `human_time`: `-` for 0, else the period in the largest of s, ms, µs, ns
+/// that is not above it, divided down by 1000s in floating point and printed as `%.6g`.
+pub fn human_time(period_ns: u64) -> String {
+    let (divisions, unit) = match period_ns {
+        0 => return "-".into(),
+        1_000_000_000.. => (3, "s"),
+        1_000_000.. => (2, "ms"),
+        1_000.. => (1, "µs"),
+        _ => (0, "ns"),
+    };
+    let mut value = period_ns as f64;
+    for _ in 0..divisions {
+        value /= 1000.0;
+    }
+    format!("{}{unit}", six_significant_digits(value))
+}
+
+/// `%.6g` for a value from 1 to below 1000 (as awk prints a number): six significant digits,
+/// trailing zeros and a trailing point removed.
+fn six_significant_digits(value: f64) -> String {
+    let decimals = if value >= 100.0 {
+        3
+    } else if value >= 10.0 {
+        4
+    } else {
+        5
+    };
+    let text = format!("{value:.decimals$}");
+    let text = text.trim_end_matches('0');
+    text.trim_end_matches('.').to_string()
 }
 
 /// The table: a header and one line per thread.
 fn table(out: &mut String, rows: &[Row], figures: &[Figures]) {
-    let width = rows.iter().map(|r| r.label.len()).max().unwrap_or(0);
+    // In characters: `µs` is two bytes, one column.
+    let width = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(0);
     let _ = writeln!(
         out,
         "{:width$}  {:>17}  {:>15}  {:>18}  {:>8}",
@@ -300,12 +415,19 @@ fn table(out: &mut String, rows: &[Row], figures: &[Figures]) {
 
 /// The main thread while the threads run: redraws the table (unless `-q`), ends the run on
 /// Ctrl-C, at the end of `-D`, or when a thread stops.
-fn supervise(config: &Config, shared: &Shared, rows: &[Row], cpu: usize, started: Instant) {
+fn supervise(
+    config: &Config,
+    shared: &Shared,
+    rows: &[Row],
+    priorities: &str,
+    cpu: usize,
+    started: Instant,
+) {
     let mut stdout = std::io::stdout().lock();
     if !config.quiet {
         let _ = writeln!(
             stdout,
-            "rtlat servo: LinuxCNC's latency test on CPU {cpu}, SCHED_FIFO (base {BASE_PRIORITY}, servo {SERVO_PRIORITY}).\n\
+            "rtlat servo: LinuxCNC's latency test on CPU {cpu}, SCHED_FIFO ({priorities}).\n\
              Let it run a few minutes while the machine is busy (browse, copy files, play a video),\n\
              then read the max jitter. {}",
             match config.duration {
@@ -373,7 +495,7 @@ fn document(
     reports: &[Report],
     cpu: usize,
     elapsed: Duration,
-    worst: Option<u64>,
+    verdict: Option<Verdict>,
 ) -> Value {
     let mut threads = serde_json::Map::new();
     for (plan, r) in plans.iter().zip(reports) {
@@ -382,6 +504,7 @@ fn document(
             plan.name.to_string(),
             json!({
                 "period_ns": plan.period_ns,
+                "requested_period_ns": requested_period(config, plan.name),
                 "policy": "SCHED_FIFO",
                 "priority": plan.priority,
                 "ticks": j.ticks,
@@ -390,10 +513,13 @@ fn document(
                 "max_jitter": j.max_jitter_ns,
                 "last_interval": r.last_interval_ns,
                 "overruns": r.overruns,
+                "cumulative_error": r.cumulative_error_ns,
                 "lateness": {
-                    "min": j.lateness.min(),
-                    "max": j.lateness.max(),
-                    "mean": j.lateness.mean(),
+                    "min": r.lateness.min(),
+                    "max": r.lateness.max(),
+                    "mean": r.lateness.mean(),
+                    "first": r.first_lateness_ns,
+                    "last": r.last_lateness_ns,
                 },
                 "rating": j.max_jitter_ns.map(|m| Rating::of(m).key()),
                 "allocations_while_measuring": r.allocations,
@@ -409,10 +535,12 @@ fn document(
         "duration_s": elapsed.as_secs_f64(),
         "requested_duration_s": config.duration.map(|d| d.as_secs()),
         "threads": threads,
-        "verdict": worst.map(|j| json!({
-            "max_jitter": j,
-            "rating": Rating::of(j).key(),
-            "text": Rating::of(j).text(),
+        "verdict": verdict.map(|v| json!({
+            "thread": v.thread,
+            "max_jitter": v.max_jitter_ns,
+            "rating": v.rating.key(),
+            "text": v.text(),
+            "documentation": DOCUMENTATION,
         })),
         "thresholds_ns": {
             "good_below": GOOD_BELOW_NS,
@@ -435,12 +563,19 @@ pub fn usage() -> String {
         "Usage: rtlat servo [OPTIONS]\n\
          \n\
          LinuxCNC's latency-test without HAL: a base thread and a servo thread, SCHED_FIFO on one\n\
-         CPU (base priority {BASE_PRIORITY}, servo {SERVO_PRIORITY}), each waking at absolute deadlines. For each\n\
-         thread it shows the longest interval between two wake-ups and the max jitter,\n\
-         max(max interval - period, period - min interval), in ns, live and at the end.\n\
+         CPU (base priority {BASE_PRIORITY}, servo {SERVO_PRIORITY}), scheduled as LinuxCNC schedules its threads: each\n\
+         deadline is the previous one plus the period, and a thread that falls behind runs its\n\
+         missed periods back to back, never skipping one (so the shortest interval can drop to\n\
+         well under a microsecond after a hold-up, and the runs always match the time). For each\n\
+         thread it shows the longest interval between two runs, the max jitter,\n\
+         max(max interval - period, period - min interval), and the last interval, in ns, live\n\
+         and at the end, with the overruns beside them: runs whose deadline had already passed\n\
+         when the thread came to wait for it (LinuxCNC's \"Unexpected realtime delay\").\n\
          \n\
-         \x20     --base PERIOD    base thread period (default 25us)\n\
-         \x20     --servo PERIOD   servo thread period (default 1ms)\n\
+         \x20     --base PERIOD    base thread period (default 25us); 0 or -: no base thread, the\n\
+         \x20                      servo thread alone (at priority {BASE_PRIORITY}), as latency-test does\n\
+         \x20     --servo PERIOD   servo thread period (default 1ms); beside a base thread it runs,\n\
+         \x20                      as in HAL, at the nearest whole multiple of the base period\n\
          \x20                      PERIOD: ns (25000), or with ns, us, ms or s (25us, 1.5ms);\n\
          \x20                      1 µs to 1 s, base shorter than servo\n\
          \x20 -D, --duration TIME  stop after TIME: seconds, or with s, m, h or d (default: Ctrl-C)\n\
@@ -450,11 +585,17 @@ pub fn usage() -> String {
          \x20     --json PATH      write the results as JSON to PATH (- : standard output)\n\
          \x20 -h, --help           print this help\n\
          \n\
-         The verdict, from LinuxCNC's documentation, on the larger max jitter of the two threads:\n\
-         \x20 under 20 µs           good for software stepping (LinuxCNC says 15-20 µs)\n\
-         \x20 20 µs to under 100 µs  software stepping works; the step rate may be limited\n\
-         \x20 100 µs to 1 ms        not a good candidate for software stepping\n\
-         \x20 over 1 ms             not a good candidate for LinuxCNC at all\n\
+         The verdict follows LinuxCNC's documentation as revised in November 2025 (after 2.9),\n\
+         which reads the base thread's max jitter:\n\
+         \x20 under 20 µs     very nice results, software stepping or a hardware card\n\
+         \x20 20 to 50 µs     software stepping works, its step rate may disappoint; a hardware\n\
+         \x20                 card gives excellent results\n\
+         \x20 50 to 500 µs    no software stepping; a hardware card gives acceptable results\n\
+         \x20 over 500 µs     not acceptable, even with a hardware card\n\
+         Without a base thread (a hardware-card setup) the documentation names no thread: the\n\
+         servo thread's max jitter is read against the hardware-card part of the same bands.\n\
+         (LinuxCNC 2.9's wording: under 15-20 µs very nice, 30-50 µs good, 100 µs or more not\n\
+         for software stepping, over 1 ms not for LinuxCNC.)\n\
          \n\
          Memory is locked and /dev/cpu_dma_latency held at 0 for the run. Invalid values, and a\n\
          --json file that cannot be written, are refused before the run.\n\
@@ -469,21 +610,96 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ratings_follow_linuxcncs_thresholds() {
+    fn ratings_follow_linuxcncs_current_documentation() {
         assert_eq!(Rating::of(0), Rating::Good);
         assert_eq!(Rating::of(19_999), Rating::Good);
         assert_eq!(Rating::of(20_000), Rating::Limited);
-        assert_eq!(Rating::of(99_999), Rating::Limited);
-        assert_eq!(Rating::of(100_000), Rating::NoSoftwareStepping);
-        assert_eq!(Rating::of(1_000_000), Rating::NoSoftwareStepping);
-        assert_eq!(Rating::of(1_000_001), Rating::Unusable);
+        assert_eq!(Rating::of(49_999), Rating::Limited);
+        assert_eq!(Rating::of(50_000), Rating::NoSoftwareStepping);
+        assert_eq!(Rating::of(500_000), Rating::NoSoftwareStepping);
+        assert_eq!(Rating::of(500_001), Rating::Unusable);
+    }
+
+    fn figures(max_jitter_ns: Option<u64>) -> Figures {
+        Figures {
+            ticks: 10,
+            max_interval_ns: max_jitter_ns.map(|j| 1_000_000 + j),
+            max_jitter_ns,
+            last_interval_ns: None,
+            overruns: 0,
+        }
     }
 
     #[test]
-    fn labels_are_linuxcncs() {
-        assert_eq!(thread_label("servo", 1_000_000), "Servo thread (1.0ms):");
-        assert_eq!(thread_label("base", 25_000), "Base thread (25.0us):");
-        assert_eq!(thread_label("base", 12_500), "Base thread (12.5us):");
+    fn the_verdict_reads_the_base_thread_or_without_one_the_servo_thread() {
+        let both = plans(&Config::default(), 0);
+        // The servo thread's larger jitter is not the verdict: the documentation reads the
+        // base thread's.
+        let v = Verdict::of(&both, &[figures(Some(600_000)), figures(Some(10_000))]).unwrap();
+        assert_eq!((v.thread, v.max_jitter_ns), ("base", 10_000));
+        assert_eq!(v.rating, Rating::Good);
+        assert!(v.text().contains("software stepping"));
+        assert_eq!(
+            Verdict::of(&both, &[figures(Some(1)), figures(None)]),
+            None,
+            "no verdict before the base thread measured an interval"
+        );
+        let alone = plans(
+            &Config {
+                base_ns: None,
+                ..Config::default()
+            },
+            0,
+        );
+        assert_eq!(alone.len(), 1);
+        assert_eq!((alone[0].name, alone[0].priority), ("servo", BASE_PRIORITY));
+        let v = Verdict::of(&alone, &[figures(Some(60_000))]).unwrap();
+        assert_eq!((v.thread, v.rating), ("servo", Rating::NoSoftwareStepping));
+        assert!(v.text().contains("acceptable results with a hardware card"));
+    }
+
+    #[test]
+    fn the_servo_period_is_a_multiple_of_the_base_period_as_in_hal() {
+        assert_eq!(servo_period(25_000, 1_000_000), 1_000_000);
+        // Seen in halrun: `threads period1=33333 period2=1234567` runs servo at 1233321.
+        assert_eq!(servo_period(33_333, 1_234_567), 1_233_321);
+        assert_eq!(servo_period(40_000, 1_030_000), 1_040_000);
+        let p = plans(
+            &Config {
+                base_ns: Some(33_333),
+                servo_ns: 1_234_567,
+                ..Config::default()
+            },
+            1,
+        );
+        assert_eq!(
+            p.iter()
+                .map(|p| (p.name, p.period_ns, p.priority, p.cpu))
+                .collect::<Vec<_>>(),
+            vec![
+                ("servo", 1_233_321, SERVO_PRIORITY, Some(1)),
+                ("base", 33_333, BASE_PRIORITY, Some(1))
+            ]
+        );
+    }
+
+    #[test]
+    fn labels_are_latency_tests() {
+        assert_eq!(thread_label("servo", 1_000_000), "Servo thread (1ms):");
+        assert_eq!(thread_label("base", 25_000), "Base thread (25µs):");
+        for (ns, text) in [
+            (12_500, "12.5µs"),
+            (1_500_000, "1.5ms"),
+            (1_234_567, "1.23457ms"),
+            (999_999_500, "1000ms"),
+            (1_000_000_000, "1s"),
+            (100_000, "100µs"),
+            (33_333, "33.333µs"),
+            (999, "999ns"),
+            (0, "-"),
+        ] {
+            assert_eq!(human_time(ns), text, "{ns}");
+        }
     }
 
     #[test]
@@ -516,9 +732,9 @@ mod tests {
         ];
         let mut out = String::new();
         table(&mut out, &rows, &figures);
-        let expected = "                       Max Interval (ns)  Max Jitter (ns)  Last interval (ns)  Overruns\n\
-                        Servo thread (1.0ms):            1004356             4356             1000012         0\n\
-                        Base thread (25.0us):                  -                -                   -         3\n";
+        let expected = "                     Max Interval (ns)  Max Jitter (ns)  Last interval (ns)  Overruns\n\
+                        Servo thread (1ms):            1004356             4356             1000012         0\n\
+                        Base thread (25µs):                  -                -                   -         3\n";
         assert_eq!(out, expected);
     }
 }

@@ -21,8 +21,9 @@ const MAX_DURATION_S: u64 = 30 * 24 * 3600;
 /// A complete `servo` configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// Base thread period, ns.
-    pub base_ns: u64,
+    /// Base thread period, ns; `None`: no base thread (the servo thread alone, as
+    /// latency-test runs with a base period of 0 or `-`).
+    pub base_ns: Option<u64>,
     /// Servo thread period, ns.
     pub servo_ns: u64,
     /// How long to run; `None` until Ctrl-C.
@@ -38,7 +39,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            base_ns: DEFAULT_BASE_NS,
+            base_ns: Some(DEFAULT_BASE_NS),
             servo_ns: DEFAULT_SERVO_NS,
             duration: None,
             quiet: false,
@@ -122,7 +123,12 @@ const SPECS: &[Spec<Opt>] = &[
 
 fn expected(id: Opt) -> String {
     match id {
-        Opt::Base | Opt::Servo => format!(
+        Opt::Base => format!(
+            "a period of {} µs to {} s: nanoseconds (25000), or a number with ns, us, ms or s (25us, 1ms); 0 or - for no base thread",
+            MIN_PERIOD_NS / 1000,
+            MAX_PERIOD_NS / 1_000_000_000
+        ),
+        Opt::Servo => format!(
             "a period of {} µs to {} s: nanoseconds (25000), or a number with ns, us, ms or s (25us, 1ms)",
             MIN_PERIOD_NS / 1000,
             MAX_PERIOD_NS / 1_000_000_000
@@ -205,6 +211,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
         let value = f.value.as_deref().unwrap_or("");
         match f.id {
             Opt::Help => return Ok(Parsed::Help),
+            // latency-test runs no base thread when its base period is 0 or `-`.
+            Opt::Base if value == "-" || period_ns(value) == Some(0) => c.base_ns = None,
             Opt::Base | Opt::Servo => {
                 let name = if f.id == Opt::Base {
                     "--base"
@@ -215,7 +223,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
                     .filter(|ns| (MIN_PERIOD_NS..=MAX_PERIOD_NS).contains(ns))
                     .ok_or_else(|| invalid(f.id, name, value))?;
                 if f.id == Opt::Base {
-                    c.base_ns = ns;
+                    c.base_ns = Some(ns);
                 } else {
                     c.servo_ns = ns;
                 }
@@ -244,9 +252,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
             }
         }
     }
-    if c.base_ns >= c.servo_ns {
+    if let Some(base_ns) = c.base_ns.filter(|&b| b >= c.servo_ns) {
         return Err(UsageError::Conflict {
-            option: format!("--base {}", c.base_ns),
+            option: format!("--base {base_ns}"),
             with: format!("--servo {}", c.servo_ns),
             reason: "the base thread is the fast one: its period must be shorter than the servo thread's".into(),
         });
@@ -298,12 +306,19 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!((c.base_ns, c.servo_ns), (50_000, 2_000_000));
+        assert_eq!((c.base_ns, c.servo_ns), (Some(50_000), 2_000_000));
         assert_eq!(c.duration, Some(Duration::from_secs(300)));
         assert!(c.quiet);
         assert_eq!(c.cpu, Some(1));
         assert_eq!(c.json, Some(PathBuf::from("-")));
         assert_eq!(parse(&args("--help")), Ok(Parsed::Help));
+        // No base thread: latency-test's base period 0 or `-`.
+        for base in ["0", "-", "0us", "0.0ms"] {
+            let Ok(Parsed::Run(c)) = parse(&args(&format!("--base {base} --servo 2ms"))) else {
+                panic!("{base}")
+            };
+            assert_eq!((c.base_ns, c.servo_ns), (None, 2_000_000), "{base}");
+        }
     }
 
     #[test]
