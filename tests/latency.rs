@@ -245,21 +245,24 @@ fn output_has_xenomais_lines_widths_and_order() {
     assert_eq!(summary[..5], rts_fields[1..6]);
 }
 
-/// Checks a gnuplot file: `#` lines first (the summary, rtlat's version where Xenomai gives
-/// its own, the `uname -a` line, the kernel parameters), then rows `x count`: the first
-/// edge with 1, cell centres with count + 1, the last edge with 1, `samples` in all.
+/// Checks a gnuplot file: eight `#` lines first (the summary, then Xenomai's
+/// `xeno-config --info` keys: version, the `uname -a` line, kernel parameters, compiler,
+/// build arguments), then rows `x count`: the first edge with 1, cell centres with
+/// count + 1, the last edge with 1, `samples` in all.
 fn check_gnuplot(text: &str, samples: u64, bucket_us: f64) {
     let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
-    assert!(header.len() >= 6, "{text}");
+    assert_eq!(header.len(), 8, "{text}");
     assert_eq!(
         header[1],
         "# ----lat min|----lat avg|----lat max|-overrun|---msw|"
     );
     assert!(
-        header[3].starts_with("# rtlat version: rtlat "),
+        header[3].starts_with("# Xenomai version: "),
         "{}",
         header[3]
     );
+    assert!(header[6].starts_with("# Compiler: "), "{}", header[6]);
+    assert!(header[7].starts_with("# Build args: "), "{}", header[7]);
     assert!(header[4].starts_with("# Linux "), "{}", header[4]);
     assert!(header[4].ends_with(" GNU/Linux"), "{}", header[4]);
     assert!(
@@ -291,13 +294,8 @@ fn check_gnuplot(text: &str, samples: u64, bucket_us: f64) {
 #[test]
 fn the_fixtures_gnuplot_file_passes_the_same_checks() {
     let header: Vec<&str> = GNUPLOT_FIXTURE.lines().take(6).collect();
-    // Xenomai names itself where rtlat names itself; the rest of the checks hold as is.
-    let ours = GNUPLOT_FIXTURE.replace(
-        "# Xenomai version: Xenomai/mercury v3.2.7",
-        "# rtlat version: rtlat x",
-    );
-    assert!(header[3].starts_with("# Xenomai version:"));
-    check_gnuplot(&ours, hss(FIXTURE, "avg").0, 1.0);
+    assert!(header[3].starts_with("# Xenomai version: Xenomai/mercury v3.2.7"));
+    check_gnuplot(GNUPLOT_FIXTURE, hss(FIXTURE, "avg").0, 1.0);
 }
 
 #[test]
@@ -407,15 +405,27 @@ fn ctrl_c_ends_the_run_with_the_summary() {
 #[test]
 fn m_sets_the_exit_status_past_the_limit() {
     let _guard = measuring();
-    let over = latency(&["-T", "2", "-q", "-m", "0"]);
-    assert_eq!(over.code(), 1);
-    assert!(over.stderr.contains("is above -m 0 µs"), "{}", over.stderr);
-    assert!(
-        over.stdout.contains("RTS|"),
-        "the summary is printed all the same"
+    // No wake-up on Linux comes within 1 µs of its deadline.
+    let over = latency(&["-T", "3", "-q", "-m", "1"]);
+    assert_eq!(over.code(), 1, "{}", over.stderr);
+    assert_eq!(over.stderr, "running quietly for 3 seconds\n");
+    let lines: Vec<&str> = over.stdout.lines().collect();
+    let n = lines.len();
+    assert!(lines[n - 3].starts_with("RTS|"), "{}", over.stdout);
+    assert_eq!(lines[n - 2], "", "Xenomai's empty line");
+    // The worst latency compared is RTS's (the reported seconds').
+    let rts_max = lines[n - 3].split('|').nth(3).unwrap();
+    assert_eq!(
+        lines[n - 1],
+        format!("Maximum latency exceeded: {rts_max} > 1")
     );
+    // -m 0 checks nothing, as in Xenomai.
+    let off = latency(&["-T", "2", "-q", "-m", "0"]);
+    assert_eq!(off.code(), 0, "{}", off.stderr);
+    assert!(!off.stdout.contains("Maximum"), "{}", off.stdout);
     let under = latency(&["-T", "2", "-q", "-m", "1000000"]);
     assert_eq!(under.code(), 0, "{}", under.stderr);
+    assert!(under.stdout.ends_with("/00:00:02\n"), "{}", under.stdout);
 }
 
 #[test]
@@ -464,4 +474,287 @@ fn help_describes_the_options() {
     ] {
         assert!(out.stdout.contains(option), "{option}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Side by side with Xenomai 3.3.1's own `latency` (Mercury core, built from
+// ../shared/third_party/xenomai/ by `common::xenomai`): line kinds, shapes, counts and exit
+// statuses, never latency values. Each pair runs one after the other under `measuring()`.
+
+/// Xenomai's `latency ARGS` to the end (killed after 60 s).
+fn real(args: &[&str]) -> Outcome {
+    let out = run(
+        &common::xenomai::real_latency(),
+        args,
+        None,
+        Duration::from_secs(60),
+    );
+    out.code();
+    out
+}
+
+/// The same ARGS to Xenomai's `latency` and to rtlat's, one after the other.
+fn both(args: &[&str]) -> (Outcome, Outcome) {
+    let theirs = real(args);
+    let ours = latency(args);
+    (theirs, ours)
+}
+
+/// Number of lines starting with `prefix`.
+fn count(text: &str, prefix: &str) -> usize {
+    text.lines().filter(|l| l.starts_with(prefix)).count()
+}
+
+/// The `HSD|` ranges of `param`, as printed (`299 -300`).
+fn hsd_ranges(text: &str, param: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("HSD|    {param}|")))
+        .map(|l| l.split('|').nth(2).unwrap().trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_default_histogram_has_xenomais_300_cells() {
+    let _guard = measuring();
+    // 1 ns cells: every latency (more than 300 ns on any machine) lands in the last cell,
+    // which is cell 299 in Xenomai 3.3.1 (its usage text says 200).
+    let args = ["-T", "2", "-p", "1000", "-h", "-B", "1"];
+    let (theirs, ours) = both(&args);
+    assert_eq!((theirs.code(), ours.code()), (0, 0), "{}", ours.stderr);
+    for (who, out) in [("Xenomai", &theirs), ("rtlat", &ours)] {
+        for param in ["min", "avg", "max"] {
+            assert_eq!(
+                hsd_ranges(&out.stdout, param),
+                ["299 -300"],
+                "{who} {param}:\n{}",
+                out.stdout
+            );
+        }
+        let line = out
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("HSS|    avg|"))
+            .unwrap();
+        assert!(line.contains("|    299.000|"), "{who}: {line}");
+    }
+    common::compare_line_sets("latency -h -B 1", &theirs.stdout, &ours.stdout).unwrap();
+    let help = latency(&["--help"]).stdout;
+    assert!(help.contains("(default 300"), "{help}");
+}
+
+#[test]
+fn t_0_is_the_warm_up_second_alone() {
+    let _guard = measuring();
+    let args = ["-T", "0", "-s", "-p", "1000"];
+    let (theirs, ours) = both(&args);
+    assert_eq!(theirs.code(), 0);
+    assert_eq!(ours.code(), 0, "{}", ours.stderr);
+    assert!(
+        ours.elapsed < Duration::from_secs(10),
+        "-T 0 ends after the warm-up second, as Xenomai's: {:?}",
+        ours.elapsed
+    );
+    // Nothing reported: the same lines, Xenomai's sentinels in RTS.
+    assert_eq!(count(&theirs.stdout, "RTD|"), 0, "{}", theirs.stdout);
+    common::compare_lines("latency -T 0 -s", &theirs.stdout, &ours.stdout).unwrap();
+    let rts = ours.stdout.lines().last().unwrap();
+    assert!(
+        rts.starts_with("RTS|  10000.000|      0.000| -10000.000|       0|     0|    00:00:0"),
+        "{rts}"
+    );
+    // -q needs a non-zero -T, in both.
+    let (theirs, ours) = both(&["-T", "0", "-q", "-p", "1000"]);
+    assert_eq!((theirs.code(), ours.code()), (0, 0));
+    assert!(ours.stderr.contains("-q requires -T, ignoring -q"));
+    assert!(theirs.stderr.contains("-q requires -T, ignoring -q"));
+    common::compare_lines("latency -T 0 -q", &theirs.stdout, &ours.stdout).unwrap();
+}
+
+/// The `RTS|` line and what follows it.
+fn from_rts(text: &str) -> String {
+    let at = text
+        .find("RTS|")
+        .unwrap_or_else(|| panic!("no RTS in\n{text}"));
+    text[at..].to_string()
+}
+
+#[test]
+fn m_prints_xenomais_verdict_on_the_rts_maximum() {
+    let _guard = measuring();
+    let (theirs, ours) = both(&["-T", "2", "-p", "1000", "-m", "1"]);
+    assert_eq!((theirs.code(), ours.code()), (1, 1), "{}", ours.stderr);
+    assert_eq!(ours.stderr, theirs.stderr, "nothing on stderr");
+    let (a, b) = (from_rts(&theirs.stdout), from_rts(&ours.stdout));
+    common::compare_lines("latency -m 1", &a, &b).unwrap();
+    for tail in [&a, &b] {
+        let lines: Vec<&str> = tail.lines().collect();
+        let rts_max = lines[0].split('|').nth(3).unwrap();
+        assert_eq!(lines[1], "");
+        assert_eq!(lines[2], format!("Maximum latency exceeded: {rts_max} > 1"));
+    }
+    // -m 0 checks nothing: status 0, no verdict line.
+    let (theirs, ours) = both(&["-T", "1", "-p", "1000", "-m", "0"]);
+    assert_eq!((theirs.code(), ours.code()), (0, 0), "{}", ours.stderr);
+    common::compare_lines(
+        "latency -m 0",
+        &from_rts(&theirs.stdout),
+        &from_rts(&ours.stdout),
+    )
+    .unwrap();
+    assert!(!ours.stdout.contains("Maximum"));
+}
+
+/// (reported seconds, samples in the avg histogram, overruns in RTS) of a `-s` run.
+fn seconds_and_samples(text: &str) -> (u64, u64, u64) {
+    let overruns = from_rts(text)
+        .lines()
+        .next()
+        .unwrap()
+        .split('|')
+        .nth(4)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (hss(text, "min").0, hss(text, "avg").0, overruns)
+}
+
+#[test]
+fn a_second_is_1e9_over_period_wake_ups_overruns_and_all() {
+    let _guard = measuring();
+    // At 2 µs no machine wakes up every period: a "second" of 500 000 wake-ups takes longer
+    // than a second (Xenomai's: 500 000 timer reads). Its samples then fill whole seconds
+    // and at most part of one more, whatever the overruns; wall-clock seconds hold fewer.
+    let nsamples = 500_000;
+    let (theirs, ours) = both(&["-T", "3", "-p", "2", "-s"]);
+    assert_eq!((theirs.code(), ours.code()), (0, 0), "{}", ours.stderr);
+    for (who, out) in [("Xenomai", &theirs), ("rtlat", &ours)] {
+        let (reported, samples, _) = seconds_and_samples(&out.stdout);
+        assert_eq!(reported as usize, count(&out.stdout, "RTD|"));
+        assert!(
+            reported * nsamples <= samples && samples < (reported + 1) * nsamples,
+            "{who}: {reported} seconds of {nsamples} wake-ups, {samples} samples\n{}",
+            out.stdout
+        );
+        assert!(reported <= 2, "{who}: -T 3 reports at most 2 seconds");
+    }
+    common::compare_line_sets("latency -p 2", &theirs.stdout, &ours.stdout).unwrap();
+
+    // Above 1 ms, the last second may end before the run does: Xenomai's alarm comes N + 1
+    // seconds after it is set, its first deadline 1 ms and a start-up delay (a few ms,
+    // more under load) after that; rtlat counts no start-up delay, so -T 2 reports 2
+    // seconds, as Xenomai does when it starts within a period.
+    let (theirs, ours) = both(&["-T", "2", "-p", "10000", "-s"]);
+    assert!(
+        (1..=2).contains(&count(&theirs.stdout, "RTD|")),
+        "{}",
+        theirs.stdout
+    );
+    assert_eq!(count(&ours.stdout, "RTD|"), 2, "{}", ours.stdout);
+    common::compare_line_sets("latency -p 10000", &theirs.stdout, &ours.stdout).unwrap();
+    assert_eq!(
+        seconds_and_samples(&ours.stdout).1,
+        2 * 100,
+        "two whole seconds of 100 wake-ups, nothing after"
+    );
+    // At 1 ms and below it does not: -T 2 reports 1.
+    let (theirs, ours) = both(&["-T", "2", "-p", "1000"]);
+    assert_eq!(count(&theirs.stdout, "RTD|"), 1, "{}", theirs.stdout);
+    common::compare_lines("latency -p 1000", &theirs.stdout, &ours.stdout).unwrap();
+}
+
+#[test]
+fn question_mark_and_d_exit_2_and_sigalrm_ends_the_run_as_in_xenomai() {
+    let theirs = common::xenomai::real_latency();
+    for args in [&["-?"][..], &["-D", "0"], &["-D", "1", "-T", "2"]] {
+        let a = run(&theirs, args, None, Duration::from_secs(10));
+        let b = latency(args);
+        assert_eq!((a.code(), b.code()), (2, 2), "{args:?}: {}", b.stderr);
+        assert!(a.stdout.is_empty() && b.stdout.is_empty(), "{args:?}");
+        assert_eq!(b.stderr.lines().count(), 1, "{args:?}: {}", b.stderr);
+    }
+    let a = run(&theirs, &["--help"], None, Duration::from_secs(10));
+    let b = latency(&["--help"]);
+    assert_eq!((a.code(), b.code()), (0, 0));
+
+    let _guard = measuring();
+    let mut outs = Vec::new();
+    for program in [theirs.clone(), rtlat()] {
+        let mut args = vec!["-p", "1000", "-h"];
+        if program == rtlat() {
+            args.insert(0, "latency");
+        }
+        let running = spawn(&program, &args, None);
+        std::thread::sleep(Duration::from_millis(2600));
+        running.signal(libc::SIGALRM);
+        let out = running.finish(Duration::from_secs(10));
+        assert_eq!(out.code(), 0, "{}: {}", program.display(), out.stderr);
+        outs.push(out);
+    }
+    let (a, b) = (&outs[0].stdout, &outs[1].stdout);
+    assert!(b.lines().last().unwrap().starts_with("RTS|"), "{b}");
+    assert_eq!(block_order(a), block_order(b), "\n{a}\n{b}");
+    common::compare_line_sets("latency, then SIGALRM", a, b).unwrap();
+}
+
+#[test]
+fn the_gnuplot_header_has_xenomais_lines_and_names_the_backend() {
+    let _guard = measuring();
+    let dir = TempDir::new("latency-gnuplot-real");
+    let (a, b) = (dir.join("xenomai.txt"), dir.join("rtlat.txt"));
+    let run_with = |program: &std::path::Path, file: &std::path::Path, ours: bool| {
+        let mut args = vec!["-T", "2", "-p", "1000", "-g", file.to_str().unwrap()];
+        if ours {
+            args.insert(0, "latency");
+        }
+        let out = run(program, &args, None, Duration::from_secs(60));
+        assert_eq!(out.code(), 0, "{}", out.stderr);
+        std::fs::read_to_string(file).unwrap()
+    };
+    let theirs = run_with(&common::xenomai::real_latency(), &a, false);
+    let ours = run_with(&rtlat(), &b, true);
+    let header = |t: &str| -> Vec<String> {
+        t.lines()
+            .take_while(|l| l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    let (ht, ho) = (header(&theirs), header(&ours));
+    assert_eq!(ht.len(), ho.len(), "\n{theirs}\n{ours}");
+    // The summary lines have Xenomai's shape; the xeno-config lines its keys.
+    common::compare_lines("gnuplot summary", &ht[..3].join("\n"), &ho[..3].join("\n")).unwrap();
+    for (t, o) in ht[3..].iter().zip(&ho[3..]) {
+        let key = |l: &str| l.split(':').next().unwrap().to_string();
+        assert_eq!(key(t), key(o), "{t:?} vs {o:?}");
+    }
+    assert!(
+        ht[3].starts_with("# Xenomai version: Xenomai/mercury v3.3.1"),
+        "{}",
+        ht[3]
+    );
+    assert!(
+        ho[3].starts_with("# Xenomai version: rtlat/linux v"),
+        "{}",
+        ho[3]
+    );
+    for h in [&ht[4], &ho[4]] {
+        assert!(
+            h.starts_with("# Linux ") && h.ends_with(" GNU/Linux"),
+            "{h}"
+        );
+    }
+    assert_eq!(ht[5], ho[5], "the same kernel parameters");
+    assert!(ho[7].contains("--backend=linux"), "{}", ho[7]);
+    check_gnuplot(&ours, hss_free_samples(&ours), 1.0);
+    check_gnuplot(&theirs, hss_free_samples(&theirs), 1.0);
+}
+
+/// The samples a gnuplot file's rows hold (each cell row is count + 1).
+fn hss_free_samples(text: &str) -> u64 {
+    let rows: Vec<u64> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_once(' ').unwrap().1.parse().unwrap())
+        .collect();
+    rows[1..rows.len() - 1].iter().map(|n| n - 1).sum()
 }

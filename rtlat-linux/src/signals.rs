@@ -84,8 +84,21 @@ pub fn install_run_handlers() -> Result<(), Error> {
     sys::unblock_signals(&set).map_err(failed("pthread_sigmask"))
 }
 
-/// Blocks SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 on the calling thread (a measurement
-/// thread), so they go to the main thread and never cut a sleep short; unblocks
+/// Makes `signo` a stop signal too, as SIGINT is: its handler sets [`stop_requested`], and
+/// it is unblocked on the calling thread (a signal held pending is taken now). For a
+/// command whose model tool stops on one more signal (Xenomai's `latency` on SIGALRM). Call
+/// it after [`install_run_handlers`], in the main thread, before starting measurement
+/// threads ([`block_run_signals`] blocks SIGALRM in them; any other signal given here
+/// should be blocked there too).
+pub fn install_stop_handler(signo: libc::c_int) -> Result<(), Error> {
+    let failed = |call| move |errno| Error::Signals { call, errno };
+    sys::set_signal_handler(signo, on_stop).map_err(failed("sigaction"))?;
+    let set = sys::sigset_of(signo).map_err(failed("sigaddset"))?;
+    sys::unblock_signals(&set).map_err(failed("pthread_sigmask"))
+}
+
+/// Blocks SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and SIGALRM on the calling thread (a
+/// measurement thread), so they go to the main thread and never cut a sleep short; unblocks
 /// [`wake_signal`], which is how [`cancel_measurement`] reaches the thread.
 pub fn block_run_signals() -> Result<(), Error> {
     let setup = |errno| Error::Signals {
@@ -97,6 +110,7 @@ pub fn block_run_signals() -> Result<(), Error> {
     sys::sigset_add(&mut set, libc::SIGHUP).map_err(setup)?;
     sys::sigset_add(&mut set, libc::SIGUSR1).map_err(setup)?;
     sys::sigset_add(&mut set, libc::SIGUSR2).map_err(setup)?;
+    sys::sigset_add(&mut set, libc::SIGALRM).map_err(setup)?;
     sys::block_signals(&set).map_err(setup)?;
     sys::unblock_signals(&sys::sigset_of(wake_signal()).map_err(setup)?).map_err(setup)
 }

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // Each test file uses its own subset.
 
+pub mod xenomai;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};

@@ -8,11 +8,15 @@
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use rtlat_core::{CycleConfig, CycleEngine, Outcome, Summary};
+use rtlat_core::{CycleConfig, CycleEngine, Outcome, Summary, Timer as _};
 use rtlat_linux::{AbsoluteSleep, ClockId, PageFaults, Policy, PosixClock, ThreadSetup};
 
 use super::histogram::XenomaiHistogram;
-use crate::cli::run::seconds::{SECOND_NS, SecondWindows, WindowRing};
+use super::seconds::{SampleSeconds, samples_per_second};
+use crate::cli::run::seconds::{SECOND_NS, WindowRing};
+
+/// Xenomai's first deadline: one millisecond after the sampling thread reads the clock.
+const START_DELAY_NS: u64 = 1_000_000;
 
 /// How the sampling thread runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +35,9 @@ pub struct Plan {
     pub bucket_ns: u64,
     /// Stack bytes to prefault.
     pub prefault_stack: usize,
+    /// `-T N`: end the run `N + 1` seconds after the thread's start (warm-up included);
+    /// `None` runs until `Shared::stop`.
+    pub duration_s: Option<u64>,
 }
 
 /// What the sampling thread and the main thread share.
@@ -40,8 +47,6 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// The sampling thread and the main thread meet here once the thread is set up.
     pub ready: Barrier,
-    /// The thread's start (clock ns; 0 until known): the main thread ends a `-T` run from it.
-    pub origin_ns: std::sync::atomic::AtomicU64,
     /// Closed seconds, for the main thread's `RTD|` lines.
     pub windows: WindowRing,
     /// Set when the thread has left its loop (finished or failed).
@@ -58,7 +63,6 @@ impl Shared {
         Shared {
             stop: AtomicBool::new(false),
             ready: Barrier::new(2),
-            origin_ns: std::sync::atomic::AtomicU64::new(0),
             windows: WindowRing::default(),
             finished: AtomicBool::new(false),
             tid: AtomicI32::new(0),
@@ -94,7 +98,15 @@ impl Drop for Finished<'_> {
     }
 }
 
-/// Runs the sampling thread until `shared.stop`. Errors are one-line messages.
+/// Runs the sampling thread until `shared.stop`, or to the end of a `-T` run. Errors are
+/// one-line messages.
+///
+/// As in Xenomai: the first deadline is one millisecond after the thread reads the clock
+/// (`t0`); a "second" is [`samples_per_second`] wake-ups, the first of them the warm-up
+/// second; a `-T N` run ends at `t0 + (N + 1) s` (Xenomai's `alarm(N + 1)`, set just
+/// before), and a wake-up whose deadline is not before that end is not waited for. So the
+/// last second is reported only if it completed by then (at periods above 1 ms), and
+/// seconds stretched by overruns leave fewer reported seconds.
 pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
     let _finished = Finished(&shared.finished);
     let prepared = prepare(plan, &shared.tid);
@@ -110,25 +122,32 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
         )
     };
 
-    engine.start().map_err(failed)?;
-    let origin = engine
-        .next_deadline()
-        .unwrap_or(0)
-        .saturating_sub(engine.interval_ticks());
-    shared
-        .origin_ns
-        .store(engine.scale().to_ns(origin), Ordering::Release);
-    let mut seconds = SecondWindows::new(origin, engine.scale().from_ns(SECOND_NS));
+    let scale = engine.scale();
+    let t0 = PosixClock::new(ClockId::Monotonic)
+        .now_ns()
+        .map_err(|e| e.to_string())?;
+    engine.start_at(scale.from_ns(t0.saturating_add(START_DELAY_NS)));
+    let end_ns = plan
+        .duration_s
+        .map(|n| t0.saturating_add(n.saturating_add(1).saturating_mul(SECOND_NS)));
+    let end = end_ns.map_or(u64::MAX, |ns| scale.from_ns(ns));
+    let mut seconds = SampleSeconds::new(samples_per_second(plan.period_ns));
     let mut totals = Summary::new();
     let ring = &shared.windows;
 
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = crate::allocations::this_thread();
+    // Whether the run reached its `-T` end (then the thread waits for it before leaving).
+    let mut reached_end = false;
     let result = (|| -> Result<(), String> {
         // The warm-up second: measured (it is Xenomai's first, unreported second) but kept
-        // out of the histogram. The first wake-up of the next second ends it.
-        loop {
+        // out of the histogram.
+        while seconds.index() == 0 {
             if shared.stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if engine.next_deadline().unwrap_or(0) >= end {
+                reached_end = true;
                 return Ok(());
             }
             let step = engine.step(&mut totals);
@@ -139,14 +158,14 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
                 Outcome::Sample(s) | Outcome::Break(s) => s,
                 Outcome::Done => return Ok(()),
             };
-            seconds.record(&sample, &totals, engine.overruns(), ring);
-            if seconds.index() >= 1 {
-                rtlat_core::Record::record(&mut histogram, sample.latency_ns);
-                break;
-            }
+            seconds.record(&sample, ring);
         }
         loop {
             if shared.stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if engine.next_deadline().unwrap_or(0) >= end {
+                reached_end = true;
                 return Ok(());
             }
             let step = engine.step(&mut (&mut totals, &mut histogram));
@@ -157,15 +176,24 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
                 Outcome::Sample(s) | Outcome::Break(s) => s,
                 Outcome::Done => return Ok(()),
             };
-            seconds.record(&sample, &totals, engine.overruns(), ring);
+            seconds.record(&sample, ring);
         }
     })();
     let allocations = crate::allocations::this_thread() - allocations_start;
     let minor_faults = PageFaults::current()
         .map(|f| f.minor.saturating_sub(faults_start))
         .unwrap_or(0);
-    seconds.finish(&totals, engine.overruns(), ring);
+    seconds.finish(ring);
     result?;
+    if let (true, Some(end_ns)) = (reached_end, end_ns) {
+        // The run lasts until its end, as Xenomai's does until its alarm (a period of up to
+        // a second may leave the last deadline well before it); a stop signal cuts this.
+        let mut sleep = AbsoluteSleep::new(ClockId::Monotonic);
+        match sleep.sleep_until(end_ns) {
+            Ok(()) | Err(rtlat_linux::Error::Cancelled) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
     Ok(Report {
         histogram,
         cycles: totals.count(),
@@ -211,6 +239,7 @@ mod tests {
             cells: 100,
             bucket_ns: 1000,
             prefault_stack: 16 * 1024,
+            duration_s: None,
         };
         let (report, windows) = std::thread::scope(|s| {
             let worker = std::thread::Builder::new()
@@ -247,5 +276,37 @@ mod tests {
             in_histogram, after_warm_up,
             "the histogram skips the warm-up second"
         );
+    }
+
+    #[test]
+    fn a_t_run_ends_itself_after_whole_seconds_of_wake_ups() {
+        // -p 100000 -T 1: seconds of 10 wake-ups, deadlines 1 ms + k·100 ms after the start;
+        // the run ends 2 s after the start, so wake-ups 0..19 are measured and the 21st
+        // (2.001 s) is not waited for.
+        let shared = Shared::new();
+        let plan = Plan {
+            cpu: None,
+            policy: Policy::Other,
+            priority: 0,
+            period_ns: 100_000_000,
+            cells: 100,
+            bucket_ns: 1000,
+            prefault_stack: 16 * 1024,
+            duration_s: Some(1),
+        };
+        let started = std::time::Instant::now();
+        let report = std::thread::scope(|s| {
+            let worker = s.spawn(|| run_thread(&plan, &shared));
+            shared.ready.wait();
+            worker.join().unwrap().unwrap()
+        });
+        assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+        let mut windows = Vec::new();
+        shared
+            .windows
+            .drain(|w| windows.push((w.index, w.cycles, w.complete)));
+        assert_eq!(windows, [(0, 10, true), (1, 10, true)]);
+        assert_eq!(report.cycles, 20);
+        assert_eq!(report.histogram.cells().iter().sum::<u64>(), 10);
     }
 }

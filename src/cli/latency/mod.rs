@@ -4,16 +4,19 @@
 //! `-g` gnuplot file), measured on Linux (PREEMPT_RT or not) by a SCHED_FIFO thread that
 //! sleeps to absolute deadlines.
 //!
-//! As in Xenomai, a run of `-T N` ends N seconds after the warm-up second, a moment before
-//! the N-th second's figures are complete: it prints N − 1 `RTD|` lines, and the N-th
-//! second's latencies are in the "avg" histogram only (the fixture in `tests/data/` shows
-//! this). Latencies are signed (an early wake-up shows as a negative minimum); the
-//! histograms count magnitudes, as Xenomai's do.
+//! As in Xenomai 3.3.1 (checked side by side with its Mercury build, `tests/latency.rs`): a
+//! "second" is `1e9 / period` wake-ups, so overruns stretch it; a run of `-T N` ends N
+//! seconds after the warm-up second, a moment before the N-th second's figures are complete
+//! at periods up to 1 ms: it prints N − 1 `RTD|` lines, and the N-th second's latencies are
+//! in the "avg" histogram only; `-T 0` is the warm-up second alone. Latencies are signed (an
+//! early wake-up shows as a negative minimum); the histograms count magnitudes, as
+//! Xenomai's do.
 
 pub mod histogram;
 pub mod measure;
 pub mod options;
 pub mod output;
+pub mod seconds;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -23,7 +26,7 @@ use std::time::{Duration, Instant};
 use rtlat_core::Record;
 use rtlat_core::report::XenomaiLine;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Policy, PosixClock, signals};
+use rtlat_linux::{DmaLatencyGuard, Policy, signals};
 
 use self::histogram::XenomaiHistogram;
 use self::measure::{Plan, Shared};
@@ -39,10 +42,6 @@ const THREAD_STACK: usize = 128 * 1024;
 const STACK_PREFAULT: usize = 32 * 1024;
 /// How often the main thread looks for finished seconds and for the end of the run.
 const POLL: Duration = Duration::from_millis(20);
-/// Xenomai's sampling thread starts one millisecond after it reads the clock; its `-T`
-/// alarm therefore fires that long before the last second completes. Ending the run this
-/// long before the end of the last second gives the same output, deterministically.
-const END_BEFORE_LAST_SECOND: Duration = Duration::from_millis(1);
 
 /// Runs `rtlat latency ARGS` (or `latency ARGS`); returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
@@ -68,12 +67,19 @@ fn program_name() -> &'static str {
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
     // First of all: from here on SIGINT, SIGTERM and SIGHUP end the run cleanly (and SIGUSR1,
-    // SIGUSR2 do not kill it), however early they come.
+    // SIGUSR2 do not kill it), however early they come; so does SIGALRM, which Xenomai's
+    // `latency` waits for with them (its `-T` is an alarm).
     signals::install_run_handlers().map_err(|e| e.to_string())?;
+    signals::install_stop_handler(libc::SIGALRM).map_err(|e| e.to_string())?;
     let config = match options::parse(args).map_err(|e| e.to_string())? {
         Parsed::Help => {
             print!("{}", usage(program_name()));
             return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Usage(why) => {
+            // Xenomai's usage goes to stderr with status 2; rtlat's one line says why.
+            eprintln!("{}: {why}; see --help", program_name());
+            return Ok(ExitCode::from(exit_status::BAD_INPUT));
         }
         Parsed::Run(config) => config,
     };
@@ -111,6 +117,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         cells: config.cells,
         bucket_ns: config.bucket_ns,
         prefault_stack: STACK_PREFAULT,
+        duration_s: config.duration_s,
     };
     let shared = Shared::new();
     let started = Instant::now();
@@ -146,8 +153,6 @@ struct Seconds {
     /// The per-second minima and maxima, Xenomai's way.
     min_histogram: XenomaiHistogram,
     max_histogram: XenomaiHistogram,
-    /// The largest latency measured after the warm-up, partial last second included (`-m`).
-    highest_ns: Option<i64>,
     /// `RTD|` lines printed so far (a header comes before every `-l`-th).
     lines: u64,
 }
@@ -167,7 +172,6 @@ impl Seconds {
             overruns: 0,
             min_histogram: histogram()?,
             max_histogram: histogram()?,
-            highest_ns: None,
             lines: 0,
         })
     }
@@ -185,10 +189,10 @@ impl Seconds {
 }
 
 /// The main thread during the run: prints each second as it completes, ends the run on
-/// Ctrl-C, at the end of `-T`, or when the sampling thread stops; returns what it gathered.
+/// Ctrl-C (or SIGTERM, SIGHUP, SIGALRM) or when the sampling thread stops (at the end of
+/// `-T`, which it keeps itself); returns what it gathered.
 fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Seconds, String> {
     let mut seconds = Seconds::new(config)?;
-    let clock = PosixClock::new(ClockId::Monotonic);
     let mut out = String::new();
     out.push_str("warming up...\n");
     print_now(&out);
@@ -208,23 +212,8 @@ fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Secon
         if finished || signals::stop_requested() {
             break;
         }
-        let mut wait = POLL;
-        if let Some(duration) = config.duration_s {
-            let origin = shared.origin_ns.load(Ordering::Acquire);
-            if origin > 0 {
-                // The warm-up second, then `-T` seconds, less Xenomai's start offset.
-                let end = Duration::from_nanos(origin)
-                    + Duration::from_secs(duration.saturating_add(1))
-                    - END_BEFORE_LAST_SECOND;
-                let now = Duration::from_nanos(clock.now_ns().map_err(|e| e.to_string())?);
-                match end.checked_sub(now) {
-                    Some(left) if !left.is_zero() => wait = wait.min(left),
-                    _ => break,
-                }
-            }
-        }
         // A stop signal ends the pause at once.
-        signals::sleep_or_signal(wait);
+        signals::sleep_or_signal(POLL);
     }
     // The caller stops the thread (`end_sampling`); what it measured of the second under way
     // is in the "avg" histogram (as in Xenomai), and that second is not reported.
@@ -247,14 +236,8 @@ fn end_sampling(shared: &Shared) {
 /// Accounts for one window from the sampling thread; prints its `RTD|` line (and a header
 /// every `-l` lines) unless `-q`.
 fn report_second(config: &Config, s: &mut Seconds, w: &Window, started: Instant, out: &mut String) {
-    if w.index == 0 || w.cycles == 0 {
-        return; // the warm-up second
-    }
-    s.highest_ns = Some(s.highest_ns.map_or(w.max_ns, |h| h.max(w.max_ns)));
-    // With -T N, seconds 1..N-1 are reported; the N-th is cut by the end of the run (even
-    // when a late main thread sees it complete).
-    let cut = config.duration_s.is_some_and(|n| w.index >= n);
-    if !w.complete || cut {
+    // The warm-up second, and the second under way when the run ended, are not reported.
+    if w.index == 0 || w.cycles == 0 || !w.complete {
         return;
     }
     let avg = w.avg_ns().unwrap_or(0);
@@ -336,20 +319,18 @@ fn finish(
             }
         }
     }
-    let planned_s = config.duration_s.unwrap_or(actual_s);
+    // Without -T, or with -T 0, Xenomai shows the actual duration as the planned one.
+    let planned_s = config.duration_s.filter(|&n| n > 0).unwrap_or(actual_s);
     output::rts(&mut out, &overall, actual_s, planned_s);
-    print_now(&out);
+    // -m compares RTS's worst latency (the reported seconds'); -m 0 checks nothing.
     let over = config
         .max_us
-        .zip(s.highest_ns)
-        .filter(|&(limit, highest)| highest > (limit as i64).saturating_mul(1000));
-    if let Some((limit, highest)) = over {
-        eprintln!(
-            "{}: worst latency {} µs is above -m {limit} µs",
-            program_name(),
-            rtlat_core::report::Micros3(highest)
-        );
+        .filter(|&limit| limit > 0 && s.reported > 0)
+        .filter(|&limit| s.worst_ns > (limit as i64).saturating_mul(1000));
+    if let Some(limit) = over {
+        output::max_exceeded(&mut out, s.worst_ns, limit);
     }
+    print_now(&out);
     let verdict = if over.is_some() {
         exit_status::OVER_THRESHOLD
     } else {
@@ -395,33 +376,50 @@ pub fn usage(program: &str) -> String {
          deadline and measures how late it woke. After a warm-up second, one RTD| line per second\n\
          gives that second's min/avg/max latency (µs, signed: early wake-ups are negative), the\n\
          overruns so far, mode switches (always 0 without Xenomai) and the best and worst so far.\n\
+         As in Xenomai 3.3.1, a \"second\" is 1e9/period wake-ups: a wake-up more than a period\n\
+         late is one sample and the periods it missed are overruns, so overruns make it longer.\n\
          Installed or linked under the name `latency`, this is a drop-in for Xenomai's.\n\
          \n\
          \x20 -p US      sampling period in µs, 1..1000000 (default {period})\n\
-         \x20 -T SEC     measure SEC seconds after the warm-up second (default 0: until Ctrl-C);\n\
-         \x20            as in Xenomai, the last of them is in the avg histogram but gets no RTD| line\n\
+         \x20 -T SEC     end the run SEC seconds after the warm-up second (without -T: at Ctrl-C;\n\
+         \x20            -T 0: after the warm-up second); as in Xenomai, the last second is in the\n\
+         \x20            avg histogram but gets no RTD| line unless it ends first (periods over 1 ms)\n\
          \x20 -h         print histograms of the per-second min, every latency (avg) and the\n\
          \x20            per-second max (cells count |latency|; the last cell holds all beyond)\n\
          \x20 -s         print their statistics (printed with -h and -g too, as Xenomai does)\n\
-         \x20 -g FILE    write the latency histogram to FILE in gnuplot format (- : stdout)\n\
-         \x20 -H N       histogram cells, 1..1000000 (default {cells})\n\
+         \x20 -g FILE    write the latency histogram to FILE in gnuplot format (- : stdout); its\n\
+         \x20            header keeps Xenomai's lines, naming rtlat/{backend} where Xenomai names itself\n\
+         \x20 -H N       histogram cells, 1..1000000 (default {cells}, as Xenomai's code; its usage\n\
+         \x20            text says 200)\n\
          \x20 -B NS      histogram bucket width in ns (default {bucket})\n\
          \x20 -l N       data lines per header, 0 for no header (default {lines})\n\
          \x20 -q         with -T: no RTT|/RTH|/RTD| lines, only the final figures\n\
          \x20 -c CPU     run the sampling thread on CPU (default {cpu}, as Xenomai 3)\n\
          \x20 -P PRIO    its SCHED_FIFO priority, 1..99 (default {priority})\n\
-         \x20 -m MAX     exit with status 1 if a latency after the warm-up exceeds MAX µs\n\
+         \x20 -m MAX     after RTS|, print \"Maximum latency exceeded: WORST > MAX\" and exit with\n\
+         \x20            status 1 if RTS|'s worst latency exceeds MAX µs (-m 0: no check)\n\
          \x20 -t 0       test mode 0, a periodic user-mode task (the only one on Linux: -t 1 and\n\
          \x20            -t 2 need Xenomai's in-kernel timerbench driver and are refused)\n\
-         \x20 -D N       testing device number: accepted and ignored (only -t 1/2 use it)\n\
+         \x20 -D N       refused with status 2, as Xenomai 3.3.1 does\n\
          \x20 -b         refused: it stops on a Xenomai mode switch, which Linux does not have\n\
          \x20 -f         refused: it freezes Xenomai's I-pipe tracer; for ftrace use\n\
          \x20            `rtlat run -b US --tracemark`\n\
-         \x20 -?, --help print this help\n\
+         \x20 --help     print this help (-? prints one line and exits with status 2, as Xenomai)\n\
          \n\
-         Memory is locked and /dev/cpu_dma_latency held at 0 for the run. Ctrl-C ends the run\n\
-         with the summary. Invalid values, and a -g file that cannot be written, are refused\n\
-         before the run.\n\
+         SIGINT, SIGTERM, SIGHUP and SIGALRM end the run with the summary, as in Xenomai.\n\
+         \n\
+         Deliberate differences from Xenomai 3.3.1's latency:\n\
+         \x20 - values Xenomai reads with atoi and gets wrong are refused (status 2, one line):\n\
+         \x20   -p 1x (1 µs there), -H 0 (a double free there), -B 0 (SIGFPE there), negative\n\
+         \x20   -T, -m, -H, -l, -P outside 1..99 (clamped there)\n\
+         \x20 - -t 1, -t 2, -b, -f need Xenomai: refused with status 2; bad values Xenomai ends\n\
+         \x20   with status 1 (-p over 1 s, an invalid -c or -t) end with status 2\n\
+         \x20 - -? and -D print one line naming the problem, not the whole usage (status 2)\n\
+         \x20 - memory is locked and /dev/cpu_dma_latency held at 0 for the run; the msw column\n\
+         \x20   is always 0; warnings are one plain line on stderr\n\
+         \x20 - a -T run ends N+1 s after the thread's start, not after the process's (Xenomai's\n\
+         \x20   start-up delay can cut its last second at periods over 1 ms)\n\
+         \x20 - a -g file that cannot be written is refused before the run\n\
          \n\
          {exit_statuses}\n",
         period = options::DEFAULT_PERIOD_US,
@@ -430,6 +428,7 @@ pub fn usage(program: &str) -> String {
         lines = options::DEFAULT_LINES,
         cpu = options::DEFAULT_CPU,
         priority = options::DEFAULT_PRIORITY,
+        backend = output::BACKEND,
         exit_statuses = exit_status::HELP,
     )
 }

@@ -1,6 +1,7 @@
-//! `rtlat latency`'s command line: Xenomai 3 `latency`'s options with its defaults, checked
-//! strictly (a malformed or out-of-range value is refused with the accepted range; Xenomai
-//! reads numbers with `atoi`, so `-p 1x` is 1 there and refused here).
+//! `rtlat latency`'s command line: Xenomai 3.3.1 `latency`'s options with its defaults (those
+//! of its code where its usage text differs), checked strictly (a malformed or out-of-range
+//! value is refused with the accepted range; Xenomai reads numbers with `atoi`, so `-p 1x` is
+//! 1 there and refused here). Like Xenomai's, `-?` and `-D` end with the usage and status 2.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -16,8 +17,8 @@ pub const DEFAULT_PERIOD_US: u64 = if cfg!(any(target_arch = "arm", target_arch 
 } else {
     100
 };
-/// `-H`'s default, as Xenomai's usage text gives it.
-pub const DEFAULT_CELLS: usize = 200;
+/// `-H`'s default: Xenomai's code uses 300 cells (its usage text says 200).
+pub const DEFAULT_CELLS: usize = 300;
 /// `-B`'s default: 1 µs buckets.
 pub const DEFAULT_BUCKET_NS: u64 = 1000;
 /// `-l`'s default.
@@ -43,7 +44,8 @@ const MAX_LIMIT_US: u64 = 1_000_000_000;
 pub struct Config {
     /// `-p`: sampling period, µs.
     pub period_us: u64,
-    /// `-T`: seconds to measure after the warm-up second; `None` runs until Ctrl-C.
+    /// `-T`: seconds to measure after the warm-up second (`Some(0)`: the warm-up second
+    /// only, as Xenomai's `-T 0`); `None` (no `-T`) runs until Ctrl-C.
     pub duration_s: Option<u64>,
     /// `-h`: print the min/avg/max histograms.
     pub histogram: bool,
@@ -63,7 +65,8 @@ pub struct Config {
     pub cpu: usize,
     /// `-P`: its SCHED_FIFO priority.
     pub priority: i32,
-    /// `-m`: exit with status 1 if a latency exceeds this many µs.
+    /// `-m`: exit with status 1 if the worst latency of the reported seconds exceeds this
+    /// many µs (`-m 0`, as in Xenomai, checks nothing).
     pub max_us: Option<u64>,
     /// Warnings to print before the run (Xenomai's own, such as `-q` without `-T`).
     pub notices: Vec<String>,
@@ -99,8 +102,12 @@ impl Config {
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parsed {
-    /// `--help`.
+    /// `--help`: the help on standard output, status 0.
     Help,
+    /// `-?` or `-D`: Xenomai's `latency` prints its usage on standard error and exits with
+    /// status 2 (`-D` names a testing device only `-t 1`/`-t 2` use, which are not in its
+    /// option switch); so does rtlat. The string says why.
+    Usage(String),
     /// A run.
     Run(Config),
 }
@@ -155,6 +162,7 @@ enum Opt {
     Break,
     Max,
     Help,
+    Usage,
 }
 
 const fn short(id: Opt, letter: char, has_arg: HasArg) -> Spec<Opt> {
@@ -187,11 +195,12 @@ const SPECS: &[Spec<Opt>] = &[
     short(Opt::Max, 'm', HasArg::Required),
     Spec {
         id: Opt::Help,
-        short: Some('?'),
+        short: None,
         long: Some("help"),
         has_arg: HasArg::No,
         abbreviable: false,
     },
+    short(Opt::Usage, '?', HasArg::No),
 ];
 
 struct Expected;
@@ -202,17 +211,21 @@ impl Expected {
             Opt::Gnuplot => "a file name, or - for standard output".into(),
             Opt::Period => format!("a sampling period of 1 to {MAX_PERIOD_US} µs"),
             Opt::Lines => format!("0 (no headers) to {MAX_INT} data lines per header"),
-            Opt::Duration => format!("0 (until Ctrl-C) to {MAX_INT} seconds"),
+            Opt::Duration => format!("0 (the warm-up second only) to {MAX_INT} seconds"),
             Opt::Cells => format!("1 to {MAX_CELLS} histogram cells"),
             Opt::Bucket => format!("a bucket width of 1 to {MAX_BUCKET_NS} ns"),
-            Opt::Device => "a whole number (ignored: no testing device without Xenomai)".into(),
+            Opt::Device => "a testing device number (refused, as Xenomai does)".into(),
             Opt::Mode => "0 (periodic user-mode task)".into(),
             Opt::Cpu => "a CPU number".into(),
             Opt::Priority => "a priority of 1 to 99".into(),
             Opt::Max => format!("0 to {MAX_LIMIT_US} µs"),
-            Opt::Histogram | Opt::Stats | Opt::Quiet | Opt::Freeze | Opt::Break | Opt::Help => {
-                "no value".into()
-            }
+            Opt::Histogram
+            | Opt::Stats
+            | Opt::Quiet
+            | Opt::Freeze
+            | Opt::Break
+            | Opt::Help
+            | Opt::Usage => "no value".into(),
         }
     }
 }
@@ -244,6 +257,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
         let value = f.value.as_deref().unwrap_or("");
         match f.id {
             Opt::Help => return Ok(Parsed::Help),
+            Opt::Usage => return Ok(Parsed::Usage("-? asks for the usage".into())),
             Opt::Gnuplot => {
                 if value.is_empty() {
                     return Err(UsageError::InvalidValue {
@@ -261,13 +275,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
             Opt::Bucket => c.bucket_ns = number(f.id, 'B', value, 1, MAX_BUCKET_NS)?,
             Opt::Period => c.period_us = number(f.id, 'p', value, 1, MAX_PERIOD_US)?,
             Opt::Lines => c.lines = number(f.id, 'l', value, 0, MAX_INT)?,
-            Opt::Duration => {
-                let seconds = number(f.id, 'T', value, 0, MAX_INT)?;
-                c.duration_s = (seconds > 0).then_some(seconds);
-            }
+            Opt::Duration => c.duration_s = Some(number(f.id, 'T', value, 0, MAX_INT)?),
             Opt::Quiet => quiet = true,
             Opt::Device => {
-                number(f.id, 'D', value, 0, MAX_INT)?;
+                return Ok(Parsed::Usage(format!(
+                    "-D {value}: Xenomai's latency refuses -D (its testing device is for -t 1 and -t 2, which need Xenomai's timerbench driver)"
+                )));
             }
             Opt::Mode => match value {
                 "0" => {}
@@ -311,7 +324,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
         }
     }
     if quiet {
-        if c.duration_s.is_some() {
+        if c.duration_s.is_some_and(|s| s > 0) {
             c.quiet = true;
         } else {
             // Xenomai's own behaviour: a warning, then a normal run.
@@ -352,7 +365,7 @@ mod tests {
         assert_eq!(c.period_us, DEFAULT_PERIOD_US);
         assert_eq!(
             (c.cells, c.bucket_ns, c.lines, c.priority),
-            (200, 1000, 21, 99)
+            (300, 1000, 21, 99)
         );
         assert_eq!((c.cpu, c.duration_s, c.quiet), (0, None, false));
         assert!(!c.histograms());
@@ -375,7 +388,10 @@ mod tests {
         let c = config("-q");
         assert!(!c.quiet);
         assert_eq!(c.notices, vec!["-q requires -T, ignoring -q".to_string()]);
-        assert_eq!(config("-T 0 -q").duration_s, None);
+        // -T 0 is the warm-up second alone; -q needs a duration, as in Xenomai.
+        let c = config("-T 0 -q");
+        assert_eq!((c.duration_s, c.quiet), (Some(0), false));
+        assert_eq!(c.notices.len(), 1);
     }
 
     #[test]
@@ -413,6 +429,12 @@ mod tests {
     #[test]
     fn help_wins() {
         assert_eq!(parse(&args("-p 5 --help")), Ok(Parsed::Help));
-        assert_eq!(parse(&args("-?")), Ok(Parsed::Help));
+    }
+
+    #[test]
+    fn question_mark_and_d_end_with_the_usage_as_in_xenomai() {
+        for line in ["-?", "-p 5 -?", "-D 0", "-D0 -T 3"] {
+            assert!(matches!(parse(&args(line)), Ok(Parsed::Usage(_))), "{line}");
+        }
     }
 }

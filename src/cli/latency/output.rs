@@ -8,6 +8,14 @@ use rtlat_core::report::{Micros3, XenomaiLine};
 
 use super::histogram::{CellStats, cell_stats};
 
+/// The backend that measures, where Xenomai's gnuplot header names its core (`mercury`,
+/// `cobalt`).
+pub const BACKEND: &str = "linux";
+
+/// What [`BACKEND`] is, in the gnuplot header.
+const BACKEND_DETAIL: &str =
+    "a SCHED_FIFO thread, clock_nanosleep to absolute CLOCK_MONOTONIC deadlines";
+
 /// The test mode Xenomai names in its headers (`-t 0`, the only one on Linux).
 pub const TEST_MODE: &str = "periodic user-mode task";
 
@@ -126,6 +134,17 @@ pub fn rts(out: &mut String, o: &Overall, actual_s: u64, planned_s: u64) {
     );
 }
 
+/// `-m`'s verdict when the worst latency is over the limit: Xenomai's empty line and
+/// `Maximum latency exceeded:` line, on standard output after `RTS|`.
+pub fn max_exceeded(out: &mut String, worst_ns: i64, limit_us: u64) {
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Maximum latency exceeded: {:11} > {limit_us}",
+        Micros3(worst_ns)
+    );
+}
+
 /// What the gnuplot header says about the machine (Xenomai prints `xeno-config --info`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildInfo {
@@ -180,8 +199,9 @@ pub struct PlotRun<'a> {
 }
 
 /// The gnuplot file (`-g`): Xenomai's `#` header (duration and mode, the overall figures,
-/// then what `xeno-config --info` would say, here rtlat's version, the kernel and its
-/// command line, rtlat's build), then `x count` rows: the histogram's first edge with count
+/// then the five lines of `xeno-config --info` with their keys, here naming rtlat and its
+/// backend where Xenomai names its version and core, the kernel and its command line,
+/// rtlat's build), then `x count` rows: the histogram's first edge with count
 /// 1, each cell from the first non-empty to the last at its centre in µs with count + 1 (so
 /// a log scale shows empty cells), the last edge with count 1.
 pub fn gnuplot(out: &mut String, cells: &[u64], bucket_ns: u64, run: &PlotRun) {
@@ -210,7 +230,13 @@ pub fn gnuplot(out: &mut String, cells: &[u64], bucket_ns: u64, run: &PlotRun) {
         overall.overruns,
         overall.mode_switches
     );
-    let _ = writeln!(out, "# rtlat version: rtlat {}", env!("CARGO_PKG_VERSION"));
+    // Xenomai's five `xeno-config --info` lines, with the same keys and shapes (scripts
+    // read them by key), saying what measured: rtlat on its Linux backend.
+    let _ = writeln!(
+        out,
+        "# Xenomai version: rtlat/{BACKEND} v{} (no Xenomai: {BACKEND_DETAIL})",
+        env!("CARGO_PKG_VERSION")
+    );
     let _ = writeln!(out, "# {}", info.uname);
     let _ = writeln!(out, "# Kernel parameters: {}", info.cmdline);
     let _ = writeln!(
@@ -221,8 +247,7 @@ pub fn gnuplot(out: &mut String, cells: &[u64], bucket_ns: u64, run: &PlotRun) {
     );
     let _ = writeln!(
         out,
-        "# Build args: rtlat {} {} build for {}-{}",
-        env!("CARGO_PKG_VERSION"),
+        "# Build args: --backend={BACKEND} --profile={} --target={}-{}",
         if cfg!(debug_assertions) {
             "debug"
         } else {
@@ -394,9 +419,12 @@ RTS|     18.180|     32.053|    195.041|       0|     0|    00:00:04/00:00:04
             lines[2],
             "#      -1.234|     20.000|     21.500|       2|     0|"
         );
-        assert!(lines[3].starts_with("# rtlat version: rtlat "));
+        assert!(lines[3].starts_with("# Xenomai version: rtlat/linux v"));
         assert_eq!(lines[4], "# Linux vm 6.1.0 #1 SMP x86_64 GNU/Linux");
         assert_eq!(lines[5], "# Kernel parameters: quiet isolcpus=1");
+        assert!(lines[6].starts_with("# Compiler: "));
+        assert!(lines[7].starts_with("# Build args: --backend=linux "));
+        assert!(!lines[8].starts_with('#'));
         let data: Vec<&str> = lines
             .iter()
             .copied()

@@ -1,5 +1,6 @@
 //! Per-second figures of a measurement thread: what `rtlat run` writes into its JSON as a
-//! time series and what `rtlat latency` prints as its `RTD|` lines.
+//! time series (`rtlat latency` cuts Xenomai's seconds of `1e9 / period` wake-ups instead,
+//! `cli::latency::seconds`, into the same [`Window`]s and [`WindowRing`]).
 //!
 //! The work is split so that the measurement thread pays almost nothing:
 //!
@@ -187,12 +188,6 @@ impl SecondWindows {
             start_sum: 0,
             start_overruns: 0,
         }
-    }
-
-    /// The current window's index (seconds since the start).
-    #[inline(always)]
-    pub fn index(&self) -> u64 {
-        self.index
     }
 
     /// Accounts for `sample`. `totals` and `overruns` are the thread's running count/sum and
