@@ -339,15 +339,17 @@ fn parse_snapshot(text: &str) -> (Vec<(u64, u64, u64, u64)>, String) {
     (threads, text.replace('\0', ""))
 }
 
-/// Waits until `path` holds a complete status block (a snapshot was written).
-fn wait_for_block(path: &Path) -> String {
+/// Waits until `path` holds a complete status block other than `before` (a new snapshot).
+fn wait_for_block(path: &Path, before: &[u8]) {
     let until = Instant::now() + HANG_GUARD;
     loop {
-        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
-        if text.contains("# cyclictest current status:")
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        if bytes != before
+            && text.contains("# cyclictest current status:")
             && text.ends_with("#---------------------------\n")
         {
-            return text;
+            return;
         }
         assert!(
             Instant::now() < until,
@@ -395,15 +397,26 @@ fn get_cyclictest_snapshot_reads_rtlat_as_it_reads_cyclictest() {
             listed.lines().any(|l| l == pid.to_string()),
             "{name}: get_cyclictest_snapshot -l lists {listed:?}, not {pid}"
         );
-        // Once the threads run (their ids are in the block), ask for a snapshot.
-        std::thread::sleep(Duration::from_millis(300));
-        get_cyclictest_snapshot(&["-s", &pid.to_string()]);
-        wait_for_block(&path);
-        let printed = get_cyclictest_snapshot(&["-p", &pid.to_string()]);
-        let (threads, text) = parse_snapshot(&printed);
-        assert_eq!(threads.len(), 2, "{name}: {printed:?}");
+        // Snapshots until the threads run (their ids are in the block).
+        let until = Instant::now() + HANG_GUARD;
+        let (threads, text) = loop {
+            let before = std::fs::read(&path).unwrap_or_default();
+            get_cyclictest_snapshot(&["-s", &pid.to_string()]);
+            wait_for_block(&path, &before);
+            let printed = get_cyclictest_snapshot(&["-p", &pid.to_string()]);
+            let (threads, text) = parse_snapshot(&printed);
+            assert_eq!(threads.len(), 2, "{name}: {printed:?}");
+            if threads.iter().all(|t| t.1 > 0) {
+                break (threads, text);
+            }
+            assert!(
+                Instant::now() < until,
+                "{name}: threads not started: {printed:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
         for (i, (index, tid, _, _)) in threads.iter().enumerate() {
-            assert_eq!(*index, i as u64, "{name}: {printed:?}");
+            assert_eq!(*index, i as u64, "{name}: {text:?}");
             assert!(
                 Path::new(&format!("/proc/{pid}/task/{tid}")).exists(),
                 "{name}: thread id {tid} is not a thread of {pid}"
