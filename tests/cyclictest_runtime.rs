@@ -158,7 +158,10 @@ fn every_printing_command_ends_by_sigpipe_on_a_closed_pipe() {
         (rtlat.clone(), vec!["run", "-q", "-l", "100", "-i", "1000"]),
         (rtlat.clone(), vec!["run", "-v", "-l", "100", "-i", "1000"]),
         (rtlat.clone(), vec!["latency", "--help"]),
+        // Runs of 100 s, ended by their reader gone.
+        (rtlat.clone(), vec!["latency", "-T", "100"]),
         (rtlat.clone(), vec!["servo", "--help"]),
+        (rtlat.clone(), vec!["servo", "-D", "100"]),
         (rtlat.clone(), vec!["audit"]),
         (rtlat.clone(), vec!["threads"]),
         (rtlat.clone(), vec!["irq"]),

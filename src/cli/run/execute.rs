@@ -322,9 +322,19 @@ fn supervise(
         .map(|t| t.interval_us)
         .max()
         .unwrap_or(0);
-    let backstop = config
-        .duration
-        .map(|d| start + d + Duration::from_micros(longest_interval).min(BACKSTOP) + BACKSTOP);
+    // The latest thread start: -A staggers them by its offset, --secaligned offsets them all.
+    let latest_offset_us = match config.align {
+        Some(Align::Aligned { offset_us }) => offset_us.saturating_mul(threads as u64),
+        Some(Align::SecAligned { offset_us }) => offset_us,
+        None => 0,
+    };
+    // None past the end of time: the threads' own -D ends the run then.
+    let backstop = config.duration.and_then(|d| {
+        start
+            .checked_add(Duration::from_micros(latest_offset_us))?
+            .checked_add(d)?
+            .checked_add(Duration::from_micros(longest_interval).min(BACKSTOP) + BACKSTOP)
+    });
     loop {
         // First, as cyclictest answers them in its signal handler: SIGUSR1 and SIGUSR2 wake
         // the pause below, and are answered before anything else is done.
