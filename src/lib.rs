@@ -13,4 +13,5 @@ pub mod output;
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod plot;
+pub mod stdio;
 pub mod values;

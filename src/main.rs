@@ -1,6 +1,10 @@
 //! The `rtlat` command line. Invoked as `cyclictest` (a symlink or copy), it is a drop-in
 //! for cyclictest: same options, same output.
 
+// out!, outln!, err!, errln!: printing that never panics (src/stdio.rs).
+#[macro_use]
+extern crate rtlat;
+
 mod allocations;
 mod cli;
 
@@ -10,11 +14,20 @@ static ALLOCATOR: allocations::CountingAllocator = allocations::CountingAllocato
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let code = command();
+    // Everything the command changed is restored by now: a reader that went away ends the
+    // process by SIGPIPE here, as it ends cyclictest.
+    let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
+    rtlat::stdio::exit(&name, code)
+}
+
+/// The command `argv` names, run to its exit status.
+fn command() -> ExitCode {
     let args = match rtlat::args::utf8(std::env::args_os()) {
         Ok(args) => args,
         Err(message) => {
             let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
-            eprintln!("{name}: {message}");
+            errln!("{name}: {message}");
             return ExitCode::from(rtlat::exit_status::BAD_INPUT);
         }
     };
@@ -40,11 +53,11 @@ fn main() -> ExitCode {
         Some("latency") => cli::latency::main(&args[2..]),
         Some("servo") => cli::servo::main(&args[2..]),
         Some("--version" | "-V") => {
-            println!("rtlat {}", env!("CARGO_PKG_VERSION"));
+            outln!("rtlat {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         Some("--help" | "-h" | "help") | None => {
-            println!(
+            outln!(
                 "rtlat {}: real-time latency toolkit\n\n\
                  Usage: rtlat run [OPTIONS]      measure wake-up latency (cyclictest's options)\n\
                  \x20      rtlat audit [OPTIONS]    check the machine's real-time tuning\n\
@@ -67,7 +80,7 @@ fn main() -> ExitCode {
             }
         }
         Some(other) => {
-            eprintln!(
+            errln!(
                 "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, --version, --help"
             );
             ExitCode::from(2)
@@ -82,7 +95,7 @@ fn plot(args: &[String]) -> ExitCode {
         .ok()
         .and_then(|exe| exe.parent().map(|dir| dir.join("rtlat-plot")));
     let Some(program) = sibling.filter(|p| p.is_file()) else {
-        eprintln!(
+        errln!(
             "rtlat plot: the rtlat-plot binary is not beside rtlat; build or install both (cargo build builds both)"
         );
         return ExitCode::from(2);
@@ -93,12 +106,17 @@ fn plot(args: &[String]) -> ExitCode {
             None => {
                 use std::os::unix::process::ExitStatusExt;
                 let signal = status.signal().unwrap_or(0);
+                if signal == libc::SIGPIPE {
+                    // rtlat-plot's reader went away (`rtlat plot --help | head -1`): so did
+                    // ours, and this process ends the same way.
+                    rtlat_linux::signals::die_of_sigpipe();
+                }
                 let why = if signal == libc::SIGKILL {
                     " (SIGKILL: out of memory, or killed)"
                 } else {
                     ""
                 };
-                eprintln!(
+                errln!(
                     "rtlat plot: {} was killed by signal {signal}{why}; no plot was written",
                     program.display()
                 );
@@ -106,7 +124,7 @@ fn plot(args: &[String]) -> ExitCode {
             }
         },
         Err(e) => {
-            eprintln!("rtlat plot: cannot run {}: {e}", program.display());
+            errln!("rtlat plot: cannot run {}: {e}", program.display());
             ExitCode::from(2)
         }
     }

@@ -12,15 +12,20 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Errno, Error};
 
+/// Where cyclictest looks for tracefs first, in this order, before `/proc/mounts`.
+pub const CYCLICTEST_PLACES: [&str; 2] = ["/sys/kernel/debug/tracing", "/debug/tracing"];
+
 /// Where tracefs is looked for when `/proc/mounts` names none, in this order.
 pub const TRACEFS_FALLBACKS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 
 /// The longest mark [`Ftrace::write_marker_fmt`] formats (longer text is cut).
 pub const MAX_MARK: usize = 256;
 
-/// The tracefs directory under `root`: the first `tracefs` mount in `root/proc/mounts`, else
-/// the first `debugfs` mount plus `/tracing`, else [`TRACEFS_FALLBACKS`]; a candidate counts
-/// only if it holds a `trace_marker` file. The path returned is under `root`.
+/// The tracefs directory under `root`, looked for where cyclictest looks (so both name the
+/// same directory when tracefs is mounted in several places): [`CYCLICTEST_PLACES`], then
+/// the first `debugfs` mount of `root/proc/mounts` plus `/tracing`; then the first `tracefs`
+/// mount, else [`TRACEFS_FALLBACKS`]. A candidate counts only if it holds a `trace_marker`
+/// file. The path returned is under `root`.
 pub fn find_tracefs(root: &Path) -> Result<PathBuf, Error> {
     let mounts_path = root.join("proc/mounts");
     let mounts = match std::fs::read_to_string(&mounts_path) {
@@ -51,8 +56,10 @@ pub fn find_tracefs(root: &Path) -> Result<PathBuf, Error> {
         .filter(|(_, fs)| fs == "debugfs")
         .map(|(dir, _)| format!("{}/tracing", dir.trim_end_matches('/')));
     let fallbacks = TRACEFS_FALLBACKS.iter().map(|dir| (*dir).to_owned());
-    tracefs
+    let cyclictest = CYCLICTEST_PLACES.iter().map(|dir| (*dir).to_owned());
+    cyclictest
         .chain(debugfs)
+        .chain(tracefs)
         .chain(fallbacks)
         .map(|dir| under_root(root, &dir))
         .find(|dir| dir.join("trace_marker").exists())
@@ -260,8 +267,16 @@ tracefs /mnt/my\\040trace tracefs rw,nosuid,nodev,noexec,relatime 0 0
         let tree = TempTree::new("mounts");
         tree.file("proc/mounts", MOUNTS);
         tree.tracefs("mnt/my trace");
-        tree.tracefs("sys/kernel/debug/tracing");
+        tree.tracefs("sys/kernel/tracing");
         assert_eq!(find_tracefs(&tree.0).unwrap(), tree.0.join("mnt/my trace"));
+        // Where cyclictest looks first wins (it names the same tracefs).
+        tree.tracefs("debug/tracing");
+        assert_eq!(find_tracefs(&tree.0).unwrap(), tree.0.join("debug/tracing"));
+        tree.tracefs("sys/kernel/debug/tracing");
+        assert_eq!(
+            find_tracefs(&tree.0).unwrap(),
+            tree.0.join("sys/kernel/debug/tracing")
+        );
     }
 
     #[test]
@@ -275,18 +290,18 @@ tracefs /mnt/my\\040trace tracefs rw,nosuid,nodev,noexec,relatime 0 0
             tree.0.join("sys/kernel/debug/tracing")
         );
 
-        // No usable mount at all: the fallbacks, in order.
+        // No usable mount at all: the fallbacks, cyclictest's place first.
         let tree = TempTree::new("fallback");
         tree.file("proc/mounts", "proc /proc proc rw 0 0\n");
-        tree.tracefs("sys/kernel/debug/tracing");
-        assert_eq!(
-            find_tracefs(&tree.0).unwrap(),
-            tree.0.join("sys/kernel/debug/tracing")
-        );
         tree.tracefs("sys/kernel/tracing");
         assert_eq!(
             find_tracefs(&tree.0).unwrap(),
             tree.0.join("sys/kernel/tracing")
+        );
+        tree.tracefs("sys/kernel/debug/tracing");
+        assert_eq!(
+            find_tracefs(&tree.0).unwrap(),
+            tree.0.join("sys/kernel/debug/tracing")
         );
 
         // A mount whose directory lacks trace_marker (not mounted here) is passed over, and a

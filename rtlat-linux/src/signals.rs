@@ -125,6 +125,16 @@ pub fn sleep_or_signal(duration: std::time::Duration) {
     let _ = sys::clock_nanosleep_rel(libc::CLOCK_MONOTONIC, &crate::clock::timespec_from_ns(ns));
 }
 
+/// Ends the process as SIGPIPE's default action does: what a program that writes to a pipe
+/// whose reader has gone (`rtlat run -v | head -3`) is expected to do, so that the shell
+/// sees status 141 as it does for cyclictest. Call it last, once what the run changed is
+/// restored: Rust starts with SIGPIPE ignored, so the write itself only failed with `EPIPE`.
+/// Should the signal not end the process (it cannot be unblocked), exits with status 141.
+pub fn die_of_sigpipe() -> ! {
+    let _ = sys::raise_with_default_action(libc::SIGPIPE);
+    std::process::exit(128 + libc::SIGPIPE)
+}
+
 /// True once SIGINT, SIGTERM or SIGHUP arrived (or [`request_stop`] was called).
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)

@@ -494,6 +494,24 @@ pub(crate) fn signal_ignored(signo: c_int) -> Result<bool, Errno> {
     }
 }
 
+/// Gives `signo` its default action again (`SIG_DFL`), unblocks it on the calling thread and
+/// sends it to the calling thread (`raise`). For a signal whose default action ends the
+/// process (SIGPIPE), this does not return.
+pub(crate) fn raise_with_default_action(signo: c_int) -> Result<(), Errno> {
+    // SAFETY: an all-zero `sigaction` is valid (no flags, empty mask) and its handler field
+    // is then `SIG_DFL`; the old action is not asked for. `raise` takes a plain integer.
+    unsafe {
+        let mut action: libc::sigaction = mem::zeroed();
+        action.sa_sigaction = libc::SIG_DFL;
+        check(libc::sigemptyset(&mut action.sa_mask))?;
+        check(libc::sigaction(signo, &action, ptr::null_mut()))?;
+    }
+    unblock_signals(&sigset_of(signo)?)?;
+    // SAFETY: see above.
+    check(unsafe { libc::raise(signo) })?;
+    Ok(())
+}
+
 /// Sends `signo` to thread `tid` of this process (`tgkill`): only that thread takes it.
 pub(crate) fn signal_thread(tid: pid_t, signo: c_int) -> Result<(), Errno> {
     // SAFETY: plain integer arguments; `tgkill` with our own process id can only reach a

@@ -4,11 +4,13 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match rtlat::args::utf8(std::env::args_os()) {
+    let code = match rtlat::args::utf8(std::env::args_os()) {
         Ok(args) => rtlat::plot::main(&args[1..]),
         Err(message) => {
-            eprintln!("rtlat plot: {message}");
+            rtlat::errln!("rtlat plot: {message}");
             ExitCode::from(rtlat::exit_status::BAD_INPUT)
         }
-    }
+    };
+    // A reader gone (`rtlat plot --help | head -1`) ends the process by SIGPIPE.
+    rtlat::stdio::exit("rtlat plot", code)
 }

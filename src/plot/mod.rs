@@ -36,25 +36,25 @@ pub fn main(args: &[String]) -> ExitCode {
     let options = match options::parse(args) {
         Ok(Parsed::Plot(options)) => options,
         Ok(Parsed::Help) => {
-            println!("{USAGE}\n\n{}", exit_status::HELP);
+            crate::outln!("{USAGE}\n\n{}", exit_status::HELP);
             return ExitCode::SUCCESS;
         }
         Err(message) => {
-            eprintln!("rtlat plot: {message}");
+            crate::errln!("rtlat plot: {message}");
             return exit_status::code(exit_status::BAD_INPUT);
         }
     };
     let output = options.output.display();
     // Before reading and drawing: an image that cannot be written is refused first.
     if let Err(e) = crate::output::check(&options.output) {
-        eprintln!("rtlat plot: {output}: cannot write: {e}");
+        crate::errln!("rtlat plot: {output}: cannot write: {e}");
         return exit_status::code(exit_status::BAD_INPUT);
     }
     let bytes = match make_image(&options) {
         Ok(bytes) => bytes,
         Err(messages) => {
             for message in messages {
-                eprintln!("rtlat plot: {message}");
+                crate::errln!("rtlat plot: {message}");
             }
             return exit_status::code(exit_status::BAD_INPUT);
         }
@@ -62,7 +62,7 @@ pub fn main(args: &[String]) -> ExitCode {
     match crate::output::write(&options.output, &bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rtlat plot: {output}: cannot write: {e}");
+            crate::errln!("rtlat plot: {output}: cannot write: {e}");
             exit_status::code(exit_status::finished(exit_status::OK, false))
         }
     }

@@ -33,7 +33,7 @@ use report::Report;
 const USAGE_ERROR: u8 = 2;
 
 fn usage_error(message: &str) -> ExitCode {
-    eprintln!("rtlat audit: {message}");
+    errln!("rtlat audit: {message}");
     ExitCode::from(USAGE_ERROR)
 }
 
@@ -94,10 +94,14 @@ fn read_cmdline_file(path: &Path) -> Result<CmdlineFile, String> {
 
 fn print(text: &str) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    // A closed pipe (rtlat audit | head) is not an error worth reporting.
-    let _ = stdout
+    // A closed pipe (rtlat audit | head) ends rtlat by SIGPIPE at the end of `main`, as it
+    // ends any filter (see `rtlat::stdio`).
+    if let Err(e) = stdout
         .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush());
+        .and_then(|()| stdout.flush())
+    {
+        rtlat::stdio::stdout_failed(&e);
+    }
     ExitCode::SUCCESS
 }
 

@@ -40,18 +40,18 @@ pub fn main(args: &[String]) -> ExitCode {
             "--" => options_done = true,
             "--json" => as_json = true,
             "-h" | "--help" => {
-                println!("{USAGE}");
+                outln!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
             option if option.starts_with('-') && option.len() > 1 => {
-                eprintln!("rtlat compare: unknown option '{option}'; accepted: --json, --help");
+                errln!("rtlat compare: unknown option '{option}'; accepted: --json, --help");
                 return ExitCode::from(2);
             }
             file => files.push(file),
         }
     }
     if files.len() < 2 {
-        eprintln!(
+        errln!(
             "rtlat compare: needs at least two result files (got {}); usage: rtlat compare A B \
              [C …] [--json]",
             files.len()
@@ -64,7 +64,7 @@ pub fn main(args: &[String]) -> ExitCode {
         match formats::read_file(Path::new(file)) {
             Ok(run) => runs.push(run),
             Err(e) => {
-                eprintln!("rtlat compare: {file}: {e}");
+                errln!("rtlat compare: {file}: {e}");
                 failed = true;
             }
         }
@@ -78,6 +78,6 @@ pub fn main(args: &[String]) -> ExitCode {
     } else {
         table::render(&comparison)
     };
-    print!("{text}");
+    out!("{text}");
     ExitCode::SUCCESS
 }

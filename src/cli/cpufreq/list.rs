@@ -11,23 +11,29 @@ use rtlat_linux::tune::format_khz;
 /// Prints the table; returns the exit status (2 without cpufreq).
 pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {
     if let Err(e) = policies(facts, cpus) {
-        eprintln!("rtlat cpufreq: {e}");
+        errln!("rtlat cpufreq: {e}");
         return ExitCode::from(2);
     }
-    println!(
+    outln!(
         "{:>4}  {:<14} {:<12} {:>9} {:>9} {:>9} {:>17}",
-        "CPU", "DRIVER", "GOVERNOR", "MIN", "MAX", "NOW", "HARDWARE"
+        "CPU",
+        "DRIVER",
+        "GOVERNOR",
+        "MIN",
+        "MAX",
+        "NOW",
+        "HARDWARE"
     );
     let mut offers: Vec<(String, CpuSet)> = Vec::new();
     for cpu in cpus {
         let policy = match facts.cpufreq(cpu).read() {
             Ok(policy) => policy,
             Err(e) => {
-                eprintln!("rtlat cpufreq: CPU {cpu}: {e}");
+                errln!("rtlat cpufreq: CPU {cpu}: {e}");
                 return ExitCode::from(2);
             }
         };
-        println!(
+        outln!(
             "{:>4}  {:<14} {:<12} {:>9} {:>9} {:>9} {:>17}",
             cpu,
             policy.driver,
@@ -65,7 +71,7 @@ pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {
         }
     }
     for (offer, set) in offers {
-        println!("# CPUs {set}: {offer}");
+        outln!("# CPUs {set}: {offer}");
     }
     ExitCode::SUCCESS
 }

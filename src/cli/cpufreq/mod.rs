@@ -26,13 +26,13 @@ pub fn main(args: &[String]) -> ExitCode {
     let action = match options::parse(args) {
         Ok(action) => action,
         Err(message) => {
-            eprintln!("rtlat cpufreq: {message}");
+            errln!("rtlat cpufreq: {message}");
             return ExitCode::from(2);
         }
     };
     match action {
         Action::Help => {
-            print!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
+            out!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List { facts, cpus } => list::list(&facts, &cpus),

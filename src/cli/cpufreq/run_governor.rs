@@ -110,24 +110,24 @@ impl RunGovernor {
             Some(hold)
         };
         match &governor_was {
-            Some(was) => eprintln!(
+            Some(was) => errln!(
                 "# cpufreq governor set to {} on {cpus} (was {was})",
                 self.governor
             ),
-            None => eprintln!("# cpufreq governor already {} on {cpus}", self.governor),
+            None => errln!("# cpufreq governor already {} on {cpus}", self.governor),
         }
         if let Some(frequency) = &self.frequency {
             let khz = format_khz(frequency.khz);
             match &frequency_was {
                 Some(was) => {
-                    eprintln!("# cpufreq frequency held at {khz} on {cpus} (was {was})");
+                    errln!("# cpufreq frequency held at {khz} on {cpus} (was {was})");
                 }
-                None => eprintln!("# cpufreq frequency already held at {khz} on {cpus}"),
+                None => errln!("# cpufreq frequency already held at {khz} on {cpus}"),
             }
             // The kernel may clamp a written limit without an error (a thermal or PM QoS
             // limit): read back what holds now.
             if let Some(now) = not_held_at(&Facts::live(), &self.cpus, frequency.khz) {
-                eprintln!(
+                errln!(
                     "warning: cpufreq limits on {cpus} read {now} after holding {khz}: \
                      a thermal or QoS limit overrides them; the run goes on"
                 );
@@ -158,14 +158,14 @@ impl Drop for HeldGovernor {
                     frequency_restored = false;
                     "frequency"
                 };
-                eprintln!("warning: could not restore the cpufreq {what}: {change}: {e}");
+                errln!("warning: could not restore the cpufreq {what}: {change}: {e}");
             }
         }
         if let Some(was) = self.frequency_was.as_ref().filter(|_| frequency_restored) {
-            eprintln!("# cpufreq frequency restored to {was} on {}", self.cpus);
+            errln!("# cpufreq frequency restored to {was} on {}", self.cpus);
         }
         if let Some(was) = self.governor_was.as_ref().filter(|_| governor_restored) {
-            eprintln!("# cpufreq governor restored to {was} on {}", self.cpus);
+            errln!("# cpufreq governor restored to {was} on {}", self.cpus);
         }
     }
 }

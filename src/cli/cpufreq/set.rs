@@ -15,8 +15,8 @@ pub fn run(set: Set) -> ExitCode {
     let refuse = |option: String, e: Error| {
         match e {
             // Says all there is to say, whatever the option.
-            Error::NoCpufreq { .. } => eprintln!("rtlat cpufreq: {e}"),
-            e => eprintln!("rtlat cpufreq: {option}: {e}"),
+            Error::NoCpufreq { .. } => errln!("rtlat cpufreq: {e}"),
+            e => errln!("rtlat cpufreq: {option}: {e}"),
         }
         ExitCode::from(2)
     };

@@ -14,17 +14,17 @@ pub fn run(away: Away) -> ExitCode {
     let plan = match away_from(&away.facts, &away.cpus) {
         Ok(plan) => plan,
         Err(e) => {
-            eprintln!("rtlat irq: --away-from {}: {e}", away.cpus);
+            errln!("rtlat irq: --away-from {}: {e}", away.cpus);
             return ExitCode::from(2);
         }
     };
     let cpus = cpus_text(&plan.away_from);
-    println!(
+    outln!(
         "# moving IRQs away from {cpus} (housekeeping {})",
         cpus_text(&plan.housekeeping)
     );
     for irq in &plan.fixed {
-        println!(
+        outln!(
             "# IRQ {} ({}) may run on {} but cannot be moved: the kernel manages its affinity",
             irq.irq,
             irq.name(),
@@ -37,7 +37,7 @@ pub fn run(away: Away) -> ExitCode {
             .iter()
             .map(|i| i.irq.to_string())
             .collect();
-        println!("# already away from {cpus}: IRQ {}", list.join(", "));
+        outln!("# already away from {cpus}: IRQ {}", list.join(", "));
     }
     let mut changes: Vec<_> = plan.moves.iter().map(|m| m.change.clone()).collect();
     match (&plan.default_change, away.default) {
@@ -51,15 +51,16 @@ pub fn run(away: Away) -> ExitCode {
             let new = parse_cpu_mask(&change.new)
                 .map(|s| cpus_text(&s))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "# /proc/irq/default_smp_affinity is {} ({now}): new IRQs may start on {cpus}; add --default to make it {} ({new})",
-                change.old, change.new
+                change.old,
+                change.new
             );
         }
         (None, _) => {}
     }
     if away.facts.irqbalance_running().optional().ok().flatten() == Some(true) {
-        eprintln!(
+        errln!(
             "rtlat irq: warning: irqbalance is running and will move IRQs back onto {cpus}: stop it (systemctl stop irqbalance) or ban the CPUs (IRQBALANCE_BANNED_CPULIST={})",
             plan.away_from
         );

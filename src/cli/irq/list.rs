@@ -11,7 +11,7 @@ pub fn list(facts: &Facts) -> ExitCode {
     let irqs = match facts.irqs() {
         Ok(irqs) => irqs,
         Err(e) => {
-            eprintln!("rtlat irq: {e}");
+            errln!("rtlat irq: {e}");
             return ExitCode::from(2);
         }
     };
@@ -21,9 +21,12 @@ pub fn list(facts: &Facts) -> ExitCode {
         .max()
         .unwrap_or(0)
         .max("AFFINITY".len());
-    println!(
+    outln!(
         "{:>5}  {:<width$}  {:<9}  {:<7}  NAME",
-        "IRQ", "AFFINITY", "EFFECTIVE", "MOVABLE"
+        "IRQ",
+        "AFFINITY",
+        "EFFECTIVE",
+        "MOVABLE"
     );
     for irq in &irqs {
         let effective = match &irq.effective_affinity {
@@ -37,7 +40,7 @@ pub fn list(facts: &Facts) -> ExitCode {
         } else {
             "yes"
         };
-        println!(
+        outln!(
             "{:>5}  {:<width$}  {:<9}  {:<7}  {}",
             irq.irq,
             irq.affinity.to_string(),
@@ -49,8 +52,8 @@ pub fn list(facts: &Facts) -> ExitCode {
     let default = facts.path("proc/irq/default_smp_affinity");
     if let Ok(text) = file::read_value(&default) {
         match parse_cpu_mask(&text) {
-            Ok(set) => println!("# default_smp_affinity {text}: new IRQs may run on CPUs {set}"),
-            Err(e) => println!("# default_smp_affinity {text}: {e}"),
+            Ok(set) => outln!("# default_smp_affinity {text}: new IRQs may run on CPUs {set}"),
+            Err(e) => outln!("# default_smp_affinity {text}: {e}"),
         }
     }
     ExitCode::SUCCESS

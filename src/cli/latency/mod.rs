@@ -18,7 +18,6 @@ pub mod options;
 pub mod output;
 pub mod seconds;
 
-use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -49,7 +48,7 @@ pub fn main(args: &[String]) -> ExitCode {
     match run(args) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("{program}: {message}");
+            errln!("{program}: {message}");
             ExitCode::from(2)
         }
     }
@@ -73,12 +72,12 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     signals::install_stop_handler(libc::SIGALRM).map_err(|e| e.to_string())?;
     let config = match options::parse(args).map_err(|e| e.to_string())? {
         Parsed::Help => {
-            print!("{}", usage(program_name()));
+            out!("{}", usage(program_name()));
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Usage(why) => {
             // Xenomai's usage goes to stderr with status 2; rtlat's one line says why.
-            eprintln!("{}: {why}; see --help", program_name());
+            errln!("{}: {why}; see --help", program_name());
             return Ok(ExitCode::from(exit_status::BAD_INPUT));
         }
         Parsed::Run(config) => config,
@@ -93,7 +92,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     rtlat_linux::check_rt_permission(Policy::Fifo, config.priority).map_err(|e| e.to_string())?;
     for notice in &config.notices {
-        eprintln!("{}: {notice}", program_name());
+        errln!("{}: {notice}", program_name());
     }
 
     let mut out = String::new();
@@ -103,10 +102,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     // Xenomai locks all memory; rtlat also holds /dev/cpu_dma_latency at 0 for the run, as
     // it does for `rtlat run` (each is undone at exit).
     if let Err(e) = rtlat_linux::lock_memory() {
-        eprintln!("warning: {e}; the run continues, but page faults may add latency");
+        errln!("warning: {e}; the run continues, but page faults may add latency");
     }
     let _dma_latency = DmaLatencyGuard::set(0)
-        .map_err(|e| eprintln!("warning: {e}; C-states are not limited for this run"))
+        .map_err(|e| errln!("warning: {e}; C-states are not limited for this run"))
         .ok();
 
     let plan = Plan {
@@ -197,7 +196,7 @@ fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Secon
     out.push_str("warming up...\n");
     print_now(&out);
     if config.quiet {
-        eprintln!(
+        errln!(
             "running quietly for {} seconds",
             config.duration_s.unwrap_or(0)
         );
@@ -209,7 +208,7 @@ fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Secon
             .windows
             .drain(|w| report_second(config, &mut seconds, &w, started, &mut out));
         print_now(&out);
-        if finished || signals::stop_requested() {
+        if finished || signals::stop_requested() || rtlat::stdio::reader_gone() {
             break;
         }
         // A stop signal ends the pause at once.
@@ -310,7 +309,7 @@ fn finish(
                 out.push_str(&plot);
             } else if let Err(e) = write_atomically(path, plot.as_bytes()) {
                 // The figures are printed all the same; the status says the file is missing.
-                eprintln!(
+                errln!(
                     "{}: cannot write the -g file '{}': {e}",
                     program_name(),
                     path.display()
@@ -347,9 +346,8 @@ fn seconds_since(started: Instant) -> u64 {
 
 fn print_now(text: &str) {
     if !text.is_empty() {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        // A reader gone (`| head`) ends the run (see `rtlat::stdio`).
+        out!("{text}");
     }
 }
 

@@ -19,6 +19,7 @@ use super::output::{cyclictest as text, json as json_out};
 use super::report::{ThreadReport, new_run_histogram};
 use super::ring::SampleRing;
 use super::seconds::{SecondsSeries, WindowRing};
+use super::snapshot::SnapshotFile;
 use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
 use rtlat::atomic_file::{write_atomically, write_atomically_with};
@@ -36,6 +37,10 @@ const VERBOSE_RING: usize = 16_384;
 const REFRESH: Duration = Duration::from_millis(10);
 /// How often the main thread looks again once the run is ending, until every thread is done.
 const ENDING: Duration = Duration::from_millis(1);
+/// With `-D`, the threads end themselves at their first wake-up past the duration; the main
+/// thread ends the run this long after the duration, plus the longest interval up to this
+/// long, if a thread still sleeps (`-D 1 -i 3600000000`).
+const BACKSTOP: Duration = Duration::from_secs(1);
 
 /// Runs `rtlat run ARGS` (or `cyclictest ARGS`); returns the exit status.
 pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
@@ -47,7 +52,7 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
     match run(args, invoked_as_cyclictest) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("{program}: {message}");
+            errln!("{program}: {message}");
             ExitCode::from(2)
         }
     }
@@ -61,7 +66,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     signals::install_run_handlers().map_err(|e| e.to_string())?;
     let config = match options::parse(args, as_cyclictest).map_err(|e| e.to_string())? {
         Parsed::Help => {
-            print!("{}", usage(as_cyclictest));
+            out!("{}", usage(as_cyclictest));
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Run(config) => config,
@@ -86,51 +91,55 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
     }
     for notice in &plan.notices {
-        eprintln!("{notice}");
+        errln!("{notice}");
     }
     if let Some(cpus) = &plan.main_affinity {
         let cpus: Vec<usize> = cpus.iter().collect();
         rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
     }
     if let Some(profile) = &config.profile {
-        eprintln!("{}", profile.settings_line(&config, &plan));
+        errln!("{}", profile.settings_line(&config, &plan));
     }
 
     // Everything below changes the machine; each change is undone when its guard drops.
     if config.mlockall
         && let Err(e) = rtlat_linux::lock_memory()
     {
-        eprintln!("warning: {e}; the run continues, but page faults may add latency");
+        errln!("warning: {e}; the run continues, but page faults may add latency");
     }
     if config.verbose {
         let possible =
             CpuSet::possible(std::path::Path::new("/")).map_or(available.len(), |s| s.len());
-        println!("Max CPUs = {possible}\nOnline CPUs = {}", available.len());
+        outln!("Max CPUs = {possible}\nOnline CPUs = {}", available.len());
     }
     let _dma_latency = match config.dma_latency_us() {
         Some(us) => match DmaLatencyGuard::set(us as i32) {
             Ok(guard) => {
-                println!("# /dev/cpu_dma_latency set to {us}us");
+                outln!("# /dev/cpu_dma_latency set to {us}us");
                 Some(guard)
             }
             Err(e) => {
-                eprintln!("warning: {e}; C-states are not limited for this run");
+                errln!("warning: {e}; C-states are not limited for this run");
                 None
             }
         },
         None => {
             // cyclictest's warnings (stderr) when it leaves /dev/cpu_dma_latency alone.
             if as_cyclictest && config.laptop {
-                eprintln!("WARN: not setting cpu_dma_latency to save battery power");
+                errln!("WARN: not setting cpu_dma_latency to save battery power");
             } else if as_cyclictest && config.default_system {
-                eprintln!("WARN: not setting cpu_dma_latency from cyclictest");
+                errln!("WARN: not setting cpu_dma_latency from cyclictest");
             }
             None
         }
     };
-    let ftrace = if config.tracemark {
+    // cyclictest opens ftrace for --tracemark only with -b, and says where it found it.
+    let ftrace = if config.tracemark && config.breaktrace.is_some() {
         match Ftrace::open(std::path::Path::new("/")) {
-            Ok(f) => Some(f),
+            Ok(f) => {
+                errln!("INFO: debugfs mountpoint: {}/", f.dir().display());
+                Some(f)
+            }
             Err(e) => return Err(format!("--tracemark: {e}")),
         }
     } else {
@@ -151,12 +160,24 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         let distance = config.distance_us();
         for t in &plan.threads {
             // cyclictest prints the interval after adding the distance for the next thread.
-            println!("Thread {} Interval: {}", t.index, t.interval_us + distance);
+            outln!("Thread {} Interval: {}", t.index, t.interval_us + distance);
         }
     }
+    // cyclictest's status file for SIGUSR2 (get_cyclictest_snapshot), under either name;
+    // removed when the run ends, however it ends.
+    let snapshot = match SnapshotFile::create() {
+        Ok(file) => Some(file),
+        Err(e) => {
+            errln!(
+                "warning: cannot create /dev/shm/cyclictest{}: {e}; SIGUSR2 writes no snapshot in this run",
+                std::process::id()
+            );
+            None
+        }
+    };
     let shared = RunShared {
         // A stop signal that came before the threads start: they measure nothing.
-        stop: AtomicBool::new(signals::stop_requested()),
+        stop: AtomicBool::new(signals::stop_requested() || rtlat::stdio::reader_gone()),
         live: (0..plan.threads.len())
             .map(|_| LiveStatus::default())
             .collect(),
@@ -199,7 +220,11 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             }
         };
         shared.ready.wait();
-        shared.epoch_ns.store(epoch(&config), Ordering::Release);
+        let (now_ns, epoch_ns) = epoch(&config);
+        shared.epoch_ns.store(epoch_ns, Ordering::Release);
+        // When the measurement starts (with --secaligned, at the next full second): -D counts
+        // from here, as in cyclictest.
+        let start = Instant::now() + Duration::from_nanos(epoch_ns.saturating_sub(now_ns));
         shared.go.wait();
         supervise(
             &config,
@@ -207,6 +232,8 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             &shared,
             nanoseconds,
             as_cyclictest,
+            snapshot.as_ref(),
+            start,
             &mut series,
         );
         let mut reports = Vec::new();
@@ -224,7 +251,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     for (report, mut seconds) in reports.iter_mut().zip(series) {
         seconds.drain(&shared.seconds[report.index]);
         if seconds.lost() > 0 {
-            eprintln!(
+            errln!(
                 "warning: thread {}: {} seconds of the time series were lost (the main thread did not keep up); they are in the statistics and histograms",
                 report.index,
                 seconds.lost()
@@ -269,25 +296,49 @@ fn run_governor(config: &RunConfig, plan: &Plan) -> Result<Option<RunGovernor>, 
     }
 }
 
-/// The main thread's job while the measurement runs: refresh the screen, print `-v`
-/// samples, answer SIGUSR1, and end the run on a signal, the duration, or a thread's end.
+/// The main thread's job while the measurement runs: answer SIGUSR1 and SIGUSR2, refresh
+/// the screen, print `-v` samples, and end the run on a signal, a reader gone from standard
+/// output, or a thread's end (the threads end themselves at `-D`; `start` is when the
+/// measurement started, the main thread ends a run whose threads sleep far past its `-D`).
+#[allow(clippy::too_many_arguments)]
 fn supervise(
     config: &RunConfig,
     plan: &Plan,
     shared: &RunShared,
     nanoseconds: bool,
     as_cyclictest: bool,
+    snapshot: Option<&SnapshotFile>,
+    start: Instant,
     series: &mut [SecondsSeries],
 ) {
-    let started = Instant::now();
     let threads = plan.threads.len();
     let policy = policy_text(config);
     let mut stdout = std::io::stdout().lock();
     let mut last_max: Vec<i64> = vec![i64::MIN; threads];
     let mut first = true;
-    let snapshot_guard = as_cyclictest.then(SnapshotFile::create);
-    let snapshot_file = snapshot_guard.as_ref().and_then(|f| f.path.clone());
+    let longest_interval = plan
+        .threads
+        .iter()
+        .map(|t| t.interval_us)
+        .max()
+        .unwrap_or(0);
+    // The latest thread start: -A staggers them by its offset, --secaligned offsets them all.
+    let latest_offset_us = match config.align {
+        Some(Align::Aligned { offset_us }) => offset_us.saturating_mul(threads as u64),
+        Some(Align::SecAligned { offset_us }) => offset_us,
+        None => 0,
+    };
+    // None past the end of time: the threads' own -D ends the run then.
+    let backstop = config.duration.and_then(|d| {
+        start
+            .checked_add(Duration::from_micros(latest_offset_us))?
+            .checked_add(d)?
+            .checked_add(Duration::from_micros(longest_interval).min(BACKSTOP) + BACKSTOP)
+    });
     loop {
+        // First, as cyclictest answers them in its signal handler: SIGUSR1 and SIGUSR2 wake
+        // the pause below, and are answered before anything else is done.
+        answer_status_requests(plan, shared, nanoseconds, snapshot);
         // Read before the figures: once every thread is done, this pass prints the final ones.
         let all_done = shared.live.iter().all(LiveStatus::finished);
         let mut out = String::new();
@@ -320,35 +371,19 @@ fn supervise(
                 }
             }
         }
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
+        write_stdout(&mut stdout, &out);
         for (seconds, ring) in series.iter_mut().zip(&shared.seconds) {
             seconds.drain(ring);
-        }
-        let status = signals::take_status_request();
-        let snapshot = signals::take_snapshot_request();
-        if status || snapshot {
-            let lines: Vec<_> = plan
-                .threads
-                .iter()
-                .zip(&shared.live)
-                .map(|(t, l)| (header(t, shared), l.read()))
-                .collect();
-            let mut block = String::new();
-            text::status_block(&mut block, &lines, nanoseconds);
-            if status {
-                eprint!("{block}");
-            }
-            if let Some(path) = snapshot.then_some(snapshot_file.as_deref()).flatten() {
-                // cyclictest's SIGUSR2: the status block into its shared-memory file, which
-                // rt-tests' get_cyclictest_snapshot reads.
-                let _ = std::fs::write(path, block.as_bytes());
-            }
         }
         if all_done {
             break;
         }
-        if signals::stop_requested() || config.duration.is_some_and(|d| started.elapsed() >= d) {
+        // A reader gone from standard output (`| head`) ends the run as a stop signal does;
+        // the process then ends by SIGPIPE, once the run is undone (see `rtlat::stdio`).
+        if signals::stop_requested()
+            || rtlat::stdio::reader_gone()
+            || backstop.is_some_and(|at| Instant::now() >= at)
+        {
             shared.stop.store(true, Ordering::Release);
         }
         if shared.stop.load(Ordering::Acquire) {
@@ -366,7 +401,7 @@ fn supervise(
             );
             signals::sleep_or_signal(ENDING);
         } else {
-            // A stop signal ends the pause at once.
+            // A stop signal, SIGUSR1 or SIGUSR2 ends the pause at once.
             signals::sleep_or_signal(REFRESH);
         }
     }
@@ -376,37 +411,51 @@ fn supervise(
         let mut out = String::new();
         text::cursor_up(&mut out, threads);
         text::cursor_down(&mut out, threads);
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
+        write_stdout(&mut stdout, &out);
     }
 }
 
-/// `/dev/shm/cyclictest<pid>`, where cyclictest answers SIGUSR2; removed when dropped.
-struct SnapshotFile {
-    path: Option<std::path::PathBuf>,
-}
-
-impl SnapshotFile {
-    /// Created exclusively: a file or symlink another user planted at this predictable name
-    /// is never opened (then there is no snapshot file). In /dev/shm (sticky) nobody else
-    /// can replace it afterwards.
-    fn create() -> SnapshotFile {
-        let path = std::path::PathBuf::from(format!("/dev/shm/cyclictest{}", std::process::id()));
-        let created = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path);
-        SnapshotFile {
-            path: created.ok().map(|_| path),
-        }
+/// Writes `text` to standard output unless its reader is gone; a failure is noted for
+/// `rtlat::stdio` (a reader gone ends the run).
+fn write_stdout(stdout: &mut std::io::StdoutLock, text: &str) {
+    if text.is_empty() || rtlat::stdio::reader_gone() {
+        return;
+    }
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        rtlat::stdio::stdout_failed(&e);
     }
 }
 
-impl Drop for SnapshotFile {
-    fn drop(&mut self) {
-        if let Some(path) = &self.path {
-            let _ = std::fs::remove_file(path);
-        }
+/// SIGUSR1: the status block on stderr. SIGUSR2: the same block into the snapshot file.
+fn answer_status_requests(
+    plan: &Plan,
+    shared: &RunShared,
+    nanoseconds: bool,
+    snapshot: Option<&SnapshotFile>,
+) {
+    let status = signals::take_status_request();
+    let to_snapshot = signals::take_snapshot_request();
+    if !status && !to_snapshot {
+        return;
+    }
+    let lines: Vec<_> = plan
+        .threads
+        .iter()
+        .zip(&shared.live)
+        .map(|(t, l)| (header(t, shared), l.read()))
+        .collect();
+    let mut block = String::new();
+    text::status_block(&mut block, &lines, nanoseconds);
+    if to_snapshot && let Some(file) = snapshot {
+        // cyclictest's SIGUSR2: the status block into its shared-memory file, which
+        // rt-tests' get_cyclictest_snapshot reads.
+        let _ = file.write(&block);
+    }
+    if status {
+        err!("{block}");
     }
 }
 
@@ -447,7 +496,7 @@ fn finish(
     // Every output is attempted; each one that fails is a line naming it, and status 4.
     let mut all_written = true;
     let mut not_written = |what: String, e: std::io::Error| {
-        eprintln!("{program}: cannot write {what}: {e}");
+        errln!("{program}: cannot write {what}: {e}");
         all_written = false;
     };
     let mut out = String::new();
@@ -481,10 +530,12 @@ fn finish(
                 }
             }
             None => {
-                print!("{out}");
+                out!("{out}");
                 out.clear();
                 let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-                if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush()) {
+                if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush())
+                    && !rtlat::stdio::note_reader_gone(&e)
+                {
                     not_written("the histogram to standard output".into(), e);
                 }
             }
@@ -502,13 +553,14 @@ fn finish(
         .iter()
         .map(|r| r.as_ref().map_or(0, SampleRing::lost))
         .collect();
-    if lost.iter().any(|&l| l > 0) {
-        eprintln!(
+    // Samples -v could not print because its reader went away are not news to anyone.
+    if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {
+        errln!(
             "warning: -v could not print {} samples (output slower than the measurement); they are in the statistics and histograms",
             lost.iter().sum::<u64>()
         );
     }
-    print!("{out}");
+    out!("{out}");
     let _ = std::io::stdout().flush();
 
     let worst = reports.iter().filter_map(|r| r.summary().max()).max();
@@ -530,14 +582,14 @@ fn finish(
         };
         let doc = json_out::document(&facts, reports);
         if path.as_os_str() == "-" {
-            print!("{doc}");
+            out!("{doc}");
             let _ = std::io::stdout().flush();
         } else if let Err(e) = write_atomically(path, doc.as_bytes()) {
             not_written(format!("the --json file '{}'", path.display()), e);
         }
     }
     if failed {
-        eprintln!(
+        errln!(
             "worst latency {} µs is above --fail-above {} µs",
             worst.unwrap_or(0) / 1000,
             config.fail_above_us.unwrap_or(0)
@@ -569,6 +621,9 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             priority: i32::from(t.priority),
             interval_ns: t.interval_us * 1000,
             loops: (config.loops > 0).then_some(config.loops),
+            duration_ns: config
+                .duration
+                .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
             // cyclictest compares the latency truncated to the display unit: `> b` there is
             // `>= (b + 1) units` here.
             break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
@@ -594,19 +649,23 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
         .collect()
 }
 
-/// The common start for aligned starts, in the run clock's nanoseconds: now, or the next
-/// full second with `--secaligned`.
-fn epoch(config: &RunConfig) -> u64 {
+/// Now and the common start for aligned starts, in the run clock's nanoseconds: now, or with
+/// `--secaligned` the next full second (the one after if the next is less than 100 ms away,
+/// as cyclictest makes sure the start is not in the past).
+fn epoch(config: &RunConfig) -> (u64, u64) {
     let now = match config.clock {
         Clock::Monotonic => PosixClock::new(ClockId::Monotonic).now_ns().unwrap_or(0),
         Clock::Realtime => PosixClock::new(ClockId::Realtime).now_ns().unwrap_or(0),
         #[cfg(target_arch = "aarch64")]
         Clock::Cntvct => rtlat_arm64::GenericTimer::new().map_or(0, |clock| clock.now_ns()),
     };
-    match config.align {
-        Some(Align::SecAligned { .. }) => (now / 1_000_000_000 + 1) * 1_000_000_000,
+    const SECOND: u64 = 1_000_000_000;
+    let epoch = match config.align {
+        Some(Align::SecAligned { .. }) if now % SECOND > 900_000_000 => (now / SECOND + 2) * SECOND,
+        Some(Align::SecAligned { .. }) => (now / SECOND + 1) * SECOND,
         _ => now,
-    }
+    };
+    (now, epoch)
 }
 
 fn linux_policy(p: Policy) -> rtlat_linux::Policy {

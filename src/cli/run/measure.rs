@@ -39,6 +39,9 @@ pub struct MeasurePlan {
     pub interval_ns: u64,
     /// Stop after this many cycles.
     pub loops: Option<u64>,
+    /// `-D`: stop after the first cycle that wakes this long (ns) after the thread's start
+    /// (its first deadline less one interval), that cycle counted, as cyclictest does.
+    pub duration_ns: Option<u64>,
     /// Break the run at the first latency above this, ns.
     pub break_above_ns: Option<i64>,
     /// How to sleep.
@@ -239,6 +242,10 @@ where
         .unwrap_or(0)
         .saturating_sub(engine.interval_ticks());
     let mut seconds = SecondWindows::new(origin, engine.scale().from_ns(SECOND_NS));
+    // -D counts from the same start: with --secaligned, the full second the threads wait for.
+    let stop_at = plan
+        .duration_ns
+        .map(|d| origin.saturating_add(engine.scale().from_ns(d)));
 
     // Counted around the whole loop, first cycle included; the only system calls in between
     // are the timer's sleeps and the clock reads.
@@ -306,6 +313,10 @@ where
                 ));
                 let _ = ftrace.stop();
             }
+            break Ok(());
+        }
+        // One compare per cycle.
+        if stop_at.is_some_and(|at| sample.wake_ticks >= at) {
             break Ok(());
         }
     };
@@ -501,6 +512,7 @@ mod tests {
             priority: 0,
             interval_ns: 100_000,
             loops: Some(50),
+            duration_ns: None,
             break_above_ns: None,
             timer: TimerKind::Absolute,
             clock: Clock::Monotonic,

@@ -12,6 +12,8 @@ pub mod report;
 pub mod ring;
 // Per-second windows (shared with `rtlat latency`): the time series in the JSON.
 pub mod seconds;
+// cyclictest's /dev/shm status file, which SIGUSR2 fills.
+pub mod snapshot;
 pub mod usage;
 /// The option-value parsers live in the library (`rtlat::values`), where the fuzz targets reach them.
 pub use rtlat::values;

@@ -161,7 +161,7 @@ impl RunProfile {
     pub fn audit(&self) -> Vec<Finding> {
         let findings = selected::live(self.board.audit_checks);
         for finding in findings.iter().filter(|f| selected::needs_attention(f)) {
-            eprintln!("{}", selected::line(finding));
+            errln!("{}", selected::line(finding));
         }
         findings
     }

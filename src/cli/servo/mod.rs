@@ -162,7 +162,7 @@ pub fn main(args: &[String]) -> ExitCode {
     match run(args) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("rtlat servo: {message}");
+            errln!("rtlat servo: {message}");
             ExitCode::from(2)
         }
     }
@@ -180,7 +180,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     signals::install_run_handlers().map_err(|e| e.to_string())?;
     let config = match options::parse(args).map_err(|e| e.to_string())? {
         Parsed::Help => {
-            print!("{}", usage());
+            out!("{}", usage());
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Run(config) => config,
@@ -206,10 +206,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 
     // LinuxCNC's realtime locks memory and holds /dev/cpu_dma_latency at 0; so does this.
     if let Err(e) = rtlat_linux::lock_memory() {
-        eprintln!("warning: {e}; the run continues, but page faults may add jitter");
+        errln!("warning: {e}; the run continues, but page faults may add jitter");
     }
     let _dma_latency = DmaLatencyGuard::set(0)
-        .map_err(|e| eprintln!("warning: {e}; C-states are not limited for this run"))
+        .map_err(|e| errln!("warning: {e}; C-states are not limited for this run"))
         .ok();
 
     let plans = plans(&config, cpu);
@@ -277,17 +277,17 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         None => out.push_str("Verdict: none (the run was too short to measure an interval)\n"),
     }
-    print!("{out}");
+    out!("{out}");
     let _ = std::io::stdout().flush();
 
     if let Some(path) = &config.json {
         let doc = document(&config, &plans, &reports, cpu, elapsed, verdict);
         let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into()) + "\n";
         if path.as_os_str() == "-" {
-            print!("{text}");
+            out!("{text}");
             let _ = std::io::stdout().flush();
         } else if let Err(e) = write_atomically(path, text.as_bytes()) {
-            eprintln!(
+            errln!(
                 "rtlat servo: cannot write the --json file '{}': {e}",
                 path.display()
             );
@@ -425,8 +425,7 @@ fn supervise(
 ) {
     let mut stdout = std::io::stdout().lock();
     if !config.quiet {
-        let _ = writeln!(
-            stdout,
+        outln!(
             "rtlat servo: LinuxCNC's latency test on CPU {cpu}, SCHED_FIFO ({priorities}).\n\
              Let it run a few minutes while the machine is busy (browse, copy files, play a video),\n\
              then read the max jitter. {}",
@@ -450,8 +449,13 @@ fn supervise(
             let _ = write!(out, "\x1b[{}A", rows.len() + 1);
         }
         table(&mut out, rows, &figures);
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
+        // A reader gone (`| head`) ends the run below (see `rtlat::stdio`).
+        if let Err(e) = stdout
+            .write_all(out.as_bytes())
+            .and_then(|()| stdout.flush())
+        {
+            rtlat::stdio::stdout_failed(&e);
+        }
     };
     let mut first = true;
     loop {
@@ -463,7 +467,11 @@ fn supervise(
         if done {
             break;
         }
-        if signals::stop_requested() || config.duration.is_some_and(|d| started.elapsed() >= d) {
+        // A reader gone (`| head`) ends the run as a stop signal does (see `rtlat::stdio`).
+        if signals::stop_requested()
+            || rtlat::stdio::reader_gone()
+            || config.duration.is_some_and(|d| started.elapsed() >= d)
+        {
             break;
         }
         // A stop signal ends the pause at once.

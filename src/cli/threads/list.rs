@@ -26,7 +26,7 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
     let threads = match select(facts, filter) {
         Ok(threads) => threads,
         Err(message) => {
-            eprintln!("rtlat threads: {message}");
+            errln!("rtlat threads: {message}");
             return ExitCode::from(2);
         }
     };
@@ -59,7 +59,7 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
                 })
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".into())
         );
@@ -71,9 +71,16 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
         .max()
         .unwrap_or(0)
         .max("AFFINITY".len());
-    println!(
+    outln!(
         "{:>7} {:>7} {:>3} {:<8} {:>6} {:>3}  {:<width$}  {:<15}  THREAD",
-        "PID", "TID", "CPU", "POLICY", "RTPRIO", "NI", "AFFINITY", "PROCESS"
+        "PID",
+        "TID",
+        "CPU",
+        "POLICY",
+        "RTPRIO",
+        "NI",
+        "AFFINITY",
+        "PROCESS"
     );
     for t in &threads {
         let rtprio = if t.stat.is_real_time() {
@@ -81,7 +88,7 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
         } else {
             "-".into()
         };
-        println!(
+        outln!(
             "{:>7} {:>7} {:>3} {:<8} {:>6} {:>3}  {:<width$}  {:<15}  {}",
             t.pid,
             t.tid,

@@ -18,9 +18,10 @@ pub fn run(change: Change) -> ExitCode {
         let planned = find_thread(&facts, tid).and_then(|thread| {
             let found = thread_changes(&thread, wanted.set.as_ref(), wanted.pin.as_ref())?;
             if found.is_empty() {
-                println!(
+                outln!(
                     "# thread {tid} \"{}\" (pid {}) is already as asked",
-                    thread.name, thread.pid
+                    thread.name,
+                    thread.pid
                 );
             }
             Ok(found)
@@ -28,7 +29,7 @@ pub fn run(change: Change) -> ExitCode {
         match planned {
             Ok(found) => changes.extend(found),
             Err(e) => {
-                eprintln!("rtlat threads: --tid {tid}: {e}");
+                errln!("rtlat threads: --tid {tid}: {e}");
                 return ExitCode::from(2);
             }
         }

@@ -50,26 +50,26 @@ pub struct Request {
 pub fn run(request: &Request) -> ExitCode {
     let program = format!("rtlat {}", request.command);
     if request.changes.is_empty() {
-        println!("# nothing to change");
+        outln!("# nothing to change");
         return exit_status::code(OK);
     }
     let preflight = preflight(&request.root, &request.changes);
     if !request.apply {
         for change in &request.changes {
-            println!("{}", change.describe(&request.root));
+            outln!("{}", change.describe(&request.root));
         }
         if let Err(e) = preflight {
-            eprintln!("{program}: note: --apply will fail as you are now: {e}");
+            errln!("{program}: note: --apply will fail as you are now: {e}");
         }
         let n = request.changes.len();
-        println!(
+        outln!(
             "# dry run: nothing changed; add --apply to make {}",
             count(n, "this change", "these", "changes")
         );
         return exit_status::code(OK);
     }
     let refuse = |message: String| {
-        eprintln!("{program}: {message}");
+        errln!("{program}: {message}");
         exit_status::code(BAD_INPUT)
     };
     if let Err(e) = preflight {
@@ -98,10 +98,10 @@ pub fn run(request: &Request) -> ExitCode {
     let (done, code) = match outcome {
         Ok(applied) => {
             for change in &applied.done {
-                println!("{}", change.describe(&request.root));
+                outln!("{}", change.describe(&request.root));
             }
             for (change, error) in &applied.skipped {
-                println!(
+                outln!(
                     "# {} ({}, left at {}): {error}",
                     change.target_text(&request.root),
                     request.skipped_as,
@@ -111,7 +111,7 @@ pub fn run(request: &Request) -> ExitCode {
             (applied.done, OK)
         }
         Err(failed) => {
-            eprintln!(
+            errln!(
                 "{program}: {}: {}",
                 failed.change.target_text(&request.root),
                 failed.error
@@ -126,11 +126,11 @@ pub fn run(request: &Request) -> ExitCode {
                         count(failed.undone.len(), "the change", "the", "changes")
                     )
                 };
-                eprintln!("{program}: nothing was changed{undone}");
+                errln!("{program}: nothing was changed{undone}");
                 return exit_status::code(failed_status(&failed));
             }
             for (change, error) in &failed.not_undone {
-                eprintln!(
+                errln!(
                     "{program}: still in effect: {}: could not undo it: {error}",
                     change.describe(&request.root)
                 );
@@ -148,16 +148,16 @@ pub fn run(request: &Request) -> ExitCode {
     record.changes = done;
     if record.changes.is_empty() {
         let _ = std::fs::remove_file(&save);
-        println!("# nothing was changed");
+        outln!("# nothing was changed");
         return exit_status::code(code);
     }
     match write_atomically(&save, record.to_json().as_bytes()) {
-        Ok(()) => println!(
+        Ok(()) => outln!(
             "# saved to {}: undo with `{program} --restore {}`",
             save.display(),
             save.display()
         ),
-        Err(e) => eprintln!(
+        Err(e) => errln!(
             "{program}: warning: cannot rewrite the restore file {}: {e}; it lists the planned changes, which undo these too",
             save.display()
         ),

@@ -14,7 +14,7 @@ use rtlat_linux::tune::RestoreFile;
 pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
     let program = format!("rtlat {command}");
     let refuse = |message: String| {
-        eprintln!("{program}: --restore {message}; nothing was changed");
+        errln!("{program}: --restore {message}; nothing was changed");
         exit_status::code(BAD_INPUT)
     };
     let file = match RestoreFile::read(path) {
@@ -34,16 +34,16 @@ pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
         return refuse(e.to_string());
     }
     if file.changes.is_empty() {
-        println!("# nothing to restore");
+        outln!("# nothing to restore");
         return exit_status::code(OK);
     }
     let mut failures = 0;
     for restored in file.restore() {
         match restored.result {
-            Ok(()) => println!("{}", restored.change.describe(root)),
+            Ok(()) => outln!("{}", restored.change.describe(root)),
             Err(e) => {
                 failures += 1;
-                eprintln!(
+                errln!(
                     "{program}: could not restore {}: {e}",
                     restored.change.describe(root)
                 );
@@ -51,10 +51,10 @@ pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
         }
     }
     if failures == 0 {
-        println!("# restored everything {} recorded", path.display());
+        outln!("# restored everything {} recorded", path.display());
         exit_status::code(OK)
     } else {
-        eprintln!(
+        errln!(
             "{program}: {failures} of {} settings were not restored (listed above); the others were",
             file.changes.len()
         );
