@@ -445,8 +445,6 @@ fn bad_input_is_refused_with_one_line_naming_the_option() {
         (&["-t", "1"], "timerbench"),
         (&["-t", "2"], "timerbench"),
         (&["-t", "7"], "-t"),
-        (&["-b"], "mode switch"),
-        (&["-f"], "-f"),
         (&["-g"], "needs a value"),
         (&["-g", "/nonexistent-dir/plot"], "-g"),
         (&["-x"], "unknown option"),
@@ -757,4 +755,57 @@ fn hss_free_samples(text: &str) -> u64 {
         .map(|l| l.split_once(' ').unwrap().1.parse().unwrap())
         .collect();
     rows[1..rows.len() - 1].iter().map(|n| n - 1).sum()
+}
+
+#[test]
+fn refused_values_and_accepted_no_ops_have_xenomais_statuses_under_its_name() {
+    let _guard = measuring();
+    let dir = TempDir::new("latency-statuses");
+    let alias: PathBuf = dir.join("latency");
+    std::os::unix::fs::symlink(rtlat(), &alias).unwrap();
+    let ours = |args: &[&str]| run(&alias, args, None, Duration::from_secs(30));
+    // Values Xenomai ends with error(1, EINVAL, …); an option it does not know, with 2.
+    for (args, status) in [
+        (&["-p", "2000000"][..], 1),
+        (&["-t", "1"], 1),
+        (&["-t", "2"], 1),
+        (&["-t", "7"], 1),
+        (&["-x"], 2),
+    ] {
+        let theirs = real(args);
+        let ours = ours(args);
+        assert_eq!(theirs.code(), status, "Xenomai {args:?}: {}", theirs.stderr);
+        assert_eq!(
+            ours.code(),
+            status,
+            "rtlat as latency {args:?}: {}",
+            ours.stderr
+        );
+        assert!(ours.stdout.is_empty(), "{args:?}: {}", ours.stdout);
+        assert!(
+            ours.stderr.starts_with("latency: "),
+            "{args:?}: {}",
+            ours.stderr
+        );
+        // As `rtlat latency`, rtlat's own status for bad input.
+        assert_eq!(latency(args).code(), 2, "rtlat latency {args:?}");
+    }
+    // A CPU it cannot run on: 1 from Xenomai (pthread_create fails), 1 from rtlat before the run.
+    let cpu = ["-c", "4096", "-T", "1", "-q"];
+    assert_eq!(real(&cpu).code(), 1);
+    assert_eq!(ours(&cpu).code(), 1);
+    // -b and -f are accepted on Mercury and change nothing; so in rtlat.
+    for flag in ["-b", "-f"] {
+        let args = [flag, "-T", "1", "-q"];
+        let theirs = real(&args);
+        let ours = ours(&args);
+        assert_eq!(theirs.code(), 0, "Xenomai {args:?}: {}", theirs.stderr);
+        assert_eq!(ours.code(), 0, "rtlat {args:?}: {}", ours.stderr);
+        let kinds = |text: &str| -> Vec<String> {
+            text.lines()
+                .map(|l| l.split('|').next().unwrap_or("").to_string())
+                .collect()
+        };
+        assert_eq!(kinds(&theirs.stdout), kinds(&ours.stdout), "{args:?}");
+    }
 }

@@ -54,6 +54,28 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
+/// The exit status of a refused command line. Under the name `latency`, Xenomai's own: a
+/// value it cannot use (a period over 1 s, a CPU it cannot run on, `-t 1`/`-t 2` on a
+/// system without its core, an unknown `-t`) ends it with status 1 (`error(1, EINVAL, …)`),
+/// an option it does not know with its usage and 2. As `rtlat latency`, rtlat's 2 for both.
+fn refusal_status(e: &options::LatencyError) -> u8 {
+    use crate::cli::run::options::UsageError;
+    match e {
+        options::LatencyError::Usage(UsageError::InvalidValue { .. })
+        | options::LatencyError::Unavailable { .. } => value_refused_status(),
+        options::LatencyError::Usage(_) => exit_status::BAD_INPUT,
+    }
+}
+
+/// 1 under the name `latency` (Xenomai's status for a value it refuses), else 2.
+fn value_refused_status() -> u8 {
+    if program_name() == "latency" {
+        1
+    } else {
+        exit_status::BAD_INPUT
+    }
+}
+
 /// `latency` when invoked under that name, `rtlat latency` otherwise.
 fn program_name() -> &'static str {
     let invoked_as_latency = rtlat::args::invoked_as().is_some_and(|n| n == "latency");
@@ -70,7 +92,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     // `latency` waits for with them (its `-T` is an alarm).
     signals::install_run_handlers().map_err(|e| e.to_string())?;
     signals::install_stop_handler(libc::SIGALRM).map_err(|e| e.to_string())?;
-    let config = match options::parse(args).map_err(|e| e.to_string())? {
+    let parsed = match options::parse(args) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            errln!("{}: {e}", program_name());
+            return Ok(ExitCode::from(refusal_status(&e)));
+        }
+    };
+    let config = match parsed {
         Parsed::Help => {
             out!("{}", usage(program_name()));
             return Ok(ExitCode::SUCCESS);
@@ -84,11 +113,13 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     let available = available_cpus()?;
     if !available.contains(config.cpu) {
-        return Err(format!(
-            "invalid value '{}' for -c: expected a CPU this process may run on ({})",
+        errln!(
+            "{}: invalid value '{}' for -c: expected a CPU this process may run on ({})",
+            program_name(),
             config.cpu,
             cpu_list(&available)
-        ));
+        );
+        return Ok(ExitCode::from(value_refused_status()));
     }
     rtlat_linux::check_rt_permission(Policy::Fifo, config.priority).map_err(|e| e.to_string())?;
     for notice in &config.notices {
@@ -397,11 +428,11 @@ pub fn usage(program: &str) -> String {
          \x20 -m MAX     after RTS|, print \"Maximum latency exceeded: WORST > MAX\" and exit with\n\
          \x20            status 1 if RTS|'s worst latency exceeds MAX µs (-m 0: no check)\n\
          \x20 -t 0       test mode 0, a periodic user-mode task (the only one on Linux: -t 1 and\n\
-         \x20            -t 2 need Xenomai's in-kernel timerbench driver and are refused)\n\
+         \x20            -t 2 need Xenomai's in-kernel timerbench driver and are refused, as on\n\
+         \x20            Xenomai's Mercury core)\n\
          \x20 -D N       refused with status 2, as Xenomai 3.3.1 does\n\
-         \x20 -b         refused: it stops on a Xenomai mode switch, which Linux does not have\n\
-         \x20 -f         refused: it freezes Xenomai's I-pipe tracer; for ftrace use\n\
-         \x20            `rtlat run -b US --tracemark`\n\
+         \x20 -b, -f     accepted without effect, as on Xenomai's Mercury core (no mode switch to\n\
+         \x20            break on, no I-pipe tracer to freeze; for ftrace: rtlat run -b US --tracemark)\n\
          \x20 --help     print this help (-? prints one line and exits with status 2, as Xenomai)\n\
          \n\
          SIGINT, SIGTERM, SIGHUP and SIGALRM end the run with the summary, as in Xenomai.\n\
@@ -410,8 +441,9 @@ pub fn usage(program: &str) -> String {
          \x20 - values Xenomai reads with atoi and gets wrong are refused (status 2, one line):\n\
          \x20   -p 1x (1 µs there), -H 0 (a double free there), -B 0 (SIGFPE there), negative\n\
          \x20   -T, -m, -H, -l, -P outside 1..99 (clamped there)\n\
-         \x20 - -t 1, -t 2, -b, -f need Xenomai: refused with status 2; bad values Xenomai ends\n\
-         \x20   with status 1 (-p over 1 s, an invalid -c or -t) end with status 2\n\
+         \x20 - a value Xenomai refuses (-p over 1 s, a CPU it cannot run on, -t 1/-t 2 without\n\
+         \x20   its core, an unknown -t) ends with its status 1 under the name latency, with one\n\
+         \x20   line saying why; as `rtlat latency`, with rtlat's 2\n\
          \x20 - -? and -D print one line naming the problem, not the whole usage (status 2)\n\
          \x20 - memory is locked and /dev/cpu_dma_latency held at 0 for the run; the msw column\n\
          \x20   is always 0; warnings are one plain line on stderr\n\

@@ -306,20 +306,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
                     .into());
                 }
             },
-            Opt::Freeze => {
-                return Err(LatencyError::Unavailable {
-                    option: "-f".into(),
-                    reason: "freezing the I-pipe tracer at each new maximum needs Xenomai; to stop ftrace at a latency threshold use `rtlat run -b US --tracemark`".into(),
-                });
-            }
+            // Xenomai's Mercury core accepts -f and -b and runs as without them: there is no
+            // I-pipe tracer to freeze and no mode switch to break on. So does rtlat.
+            Opt::Freeze => {}
             Opt::Cpu => c.cpu = number(f.id, 'c', value, 0, MAX_INT)? as usize,
             Opt::Priority => c.priority = number(f.id, 'P', value, 1, 99)? as i32,
-            Opt::Break => {
-                return Err(LatencyError::Unavailable {
-                    option: "-b".into(),
-                    reason: "mode switches (Xenomai's switches from its real-time core to Linux) do not exist on Linux without Xenomai, so there is nothing to break on; the msw column is always 0".into(),
-                });
-            }
+            Opt::Break => {}
             Opt::Max => c.max_us = Some(number(f.id, 'm', value, 0, MAX_LIMIT_US)?),
         }
     }
