@@ -44,11 +44,35 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
     } else {
         "rtlat run"
     };
+    // Under the name cyclictest, a command line cyclictest refuses ends as it ends there.
+    let refusal = if invoked_as_cyclictest {
+        options::cyclictest_refusal(args, available_cpus().ok().as_ref())
+    } else {
+        None
+    };
+    match refusal {
+        Some(options::Refusal::Getopt(complaint)) => {
+            // glibc names the program as it was invoked (argv[0]).
+            let argv0 = std::env::args_os().next().unwrap_or_default();
+            eprintln!("{}: {complaint}", argv0.to_string_lossy());
+            print!("{}", usage(true));
+            return ExitCode::SUCCESS;
+        }
+        Some(options::Refusal::Fatal(line)) => {
+            eprintln!("{line}");
+            return ExitCode::from(1);
+        }
+        Some(options::Refusal::Usage) | None => {}
+    }
     match run(args, invoked_as_cyclictest) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("{program}: {message}");
-            ExitCode::from(2)
+            if refusal == Some(options::Refusal::Usage) {
+                print!("{}", usage(true));
+                return ExitCode::from(1);
+            }
+            ExitCode::from(exit_status::BAD_INPUT)
         }
     }
 }
@@ -77,9 +101,6 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct {
         super::measure::counter_clock()?;
-    }
-    if config.smi {
-        return Err("--smi: SMI counting is not supported on this CPU (it needs an Intel CPU and the msr driver); run without --smi".into());
     }
     let policy = linux_policy(config.policy());
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
