@@ -96,6 +96,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // --governor, --profile: checked now, before anything changes; set once signals end the
     // run cleanly.
     let governor = run_governor(&config, &plan)?;
+    let idle_states = super::idle_states::check(&config, &available)?;
     // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
     // (100 ms), before anything changes.
     #[cfg(target_arch = "aarch64")]
@@ -159,6 +160,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     };
     // Restores the previous governor when dropped: at the end of the run, however it ends.
     let _governor = governor.map(RunGovernor::hold).transpose()?;
+    // Restores the idle states the same way.
+    let _idle_states = idle_states
+        .map(|states| states.hold(as_cyclictest))
+        .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
     let profile = match &config.profile {
         Some(profile) => profile.json(&config, &profile.audit()),

@@ -2,6 +2,8 @@
 
 pub mod execute;
 pub mod getopt;
+// --deepest-idle-state N: idle states limited for the run.
+pub mod idle_states;
 pub mod live;
 pub mod measure;
 pub mod options;
