@@ -95,7 +95,9 @@ mod tests {
         assert_eq!(c_number("\t\n 80 "), Ok(80));
         assert_eq!(c_number("+80"), Ok(80));
         assert_eq!(c_number(" +7"), Ok(7));
-        for bad in ["", " ", "80x", "- 1", "-1", "+", "++1", "+ 1", "1 2", "0x10", "\u{a0}1"] {
+        for bad in [
+            "", " ", "80x", "- 1", "-1", "+", "++1", "+ 1", "1 2", "0x10", "\u{a0}1",
+        ] {
             assert_eq!(c_number(bad), Err(NumberError::NotANumber), "{bad:?}");
         }
         let max = u64::from(u32::MAX);

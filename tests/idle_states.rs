@@ -68,7 +68,9 @@ fn deeper_idle_states_are_disabled_for_the_run_and_restored() {
         out.stderr.contains(&format!(
             "idle states deeper than state 1 disabled on CPU{} ",
             if cpus.len() == 1 { "" } else { "s" }
-        )) && out.stderr.contains(&format!("({count} switched off, restored at exit)")),
+        )) && out
+            .stderr
+            .contains(&format!("({count} switched off, restored at exit)")),
         "{}",
         out.stderr
     );
@@ -89,9 +91,17 @@ fn restored_on(signal: i32) {
         "{}",
         child.stderr_so_far()
     );
-    assert_eq!(disabled(&fake, first), ["1", "1", "1", "1"], "held while the run runs");
+    assert_eq!(
+        disabled(&fake, first),
+        ["1", "1", "1", "1"],
+        "held while the run runs"
+    );
     if let Some(other) = online_cpus().into_iter().find(|&c| c != first) {
-        assert_eq!(disabled(&fake, other), ["0", "0", "0", "0"], "-a: only CPU {first}");
+        assert_eq!(
+            disabled(&fake, other),
+            ["0", "0", "0", "0"],
+            "-a: only CPU {first}"
+        );
     }
     std::thread::sleep(Duration::from_millis(200));
     let pid = child_of(child.pid());
@@ -126,5 +136,9 @@ fn under_the_name_cyclictest_it_runs_on_a_machine_without_idle_states() {
     );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(out.stdout.contains("T: 0"), "{}", out.stdout);
-    assert!(out.stderr.is_empty(), "cyclictest says nothing: {}", out.stderr);
+    assert!(
+        out.stderr.is_empty(),
+        "cyclictest says nothing: {}",
+        out.stderr
+    );
 }

@@ -5,8 +5,8 @@
 
 use super::change::{Change, Target};
 use crate::cpuset::CpuSet;
-use crate::facts::{FactResultExt as _, Facts};
 use crate::error::Error;
+use crate::facts::{FactResultExt as _, Facts};
 
 /// The changes that keep `cpus` out of every idle state deeper than `deepest` (-1: out of
 /// every idle state). States already disabled give no change; a CPU without idle states

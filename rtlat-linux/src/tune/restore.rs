@@ -532,7 +532,10 @@ impl RestoreFile {
             }
             Target::DefaultIrqAffinity => {}
             Target::IdleStateDisable { cpu, state } => {
-                if !facts.cpuidle_states(*cpu).is_ok_and(|all| all.iter().any(|s| s.index == *state)) {
+                if !facts
+                    .cpuidle_states(*cpu)
+                    .is_ok_and(|all| all.iter().any(|s| s.index == *state))
+                {
                     return Err(format!("CPU {cpu} has no idle state {state} any more"));
                 }
             }

@@ -170,6 +170,12 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         None => serde_json::Value::Null,
     };
 
+    // -F: the statistics pipe, made before the threads start, removed at the end.
+    let fifo = config
+        .fifo
+        .as_deref()
+        .map(super::fifo::StatsFifo::create)
+        .transpose()?;
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
     let measure_plans = measure_plans(&config, &plan, policy);
@@ -227,6 +233,33 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         shared.ready.wait();
         shared.epoch_ns.store(epoch(&config), Ordering::Release);
         shared.go.wait();
+        if let Some(fifo) = &fifo {
+            let shared = &shared;
+            let plan = &plan;
+            // Not started: the run goes on without the pipe, as cyclictest's does.
+            let _ = std::thread::Builder::new()
+                .name("rtlat-fifo".into())
+                .spawn_scoped(scope, move || {
+                    fifo.serve(
+                        || {
+                            shared.stop.load(Ordering::Acquire)
+                                || shared.live.iter().all(LiveStatus::finished)
+                        },
+                        || {
+                            let mut out = String::new();
+                            for (t, live) in plan.threads.iter().zip(&shared.live) {
+                                text::thread_line(
+                                    &mut out,
+                                    header(t, shared),
+                                    &live.read(),
+                                    nanoseconds,
+                                );
+                            }
+                            out
+                        },
+                    );
+                });
+        }
         supervise(
             &config,
             &plan,

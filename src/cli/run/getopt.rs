@@ -438,7 +438,9 @@ mod tests {
 
     fn getopt_says(words: &[&str]) -> Option<String> {
         let args: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        scan_detailed(&args, SPECS, &Expect).err().and_then(|e| e.getopt)
+        scan_detailed(&args, SPECS, &Expect)
+            .err()
+            .and_then(|e| e.getopt)
     }
 
     #[test]
@@ -450,7 +452,10 @@ mod tests {
         says(&["--nope=3"], "unrecognized option '--nope=3'");
         says(&["-i"], "option requires an argument -- 'i'");
         says(&["--interval"], "option '--interval' requires an argument");
-        says(&["--mlock=1"], "option '--mlockall' doesn't allow an argument");
+        says(
+            &["--mlock=1"],
+            "option '--mlockall' doesn't allow an argument",
+        );
         says(
             &["--inter=4"],
             "option '--inter=4' is ambiguous; possibilities: '--interval' '--intervention'",

@@ -63,14 +63,12 @@ impl RunIdleStates {
         let hold = if self.changes.is_empty() {
             None
         } else {
-            Some(
-                Hold::apply(Path::new("/"), self.changes).map_err(|failed| {
-                    format!(
-                        "--deepest-idle-state {}: {}: {}",
-                        self.deepest, failed.change, failed.error
-                    )
-                })?,
-            )
+            Some(Hold::apply(Path::new("/"), self.changes).map_err(|failed| {
+                format!(
+                    "--deepest-idle-state {}: {}: {}",
+                    self.deepest, failed.change, failed.error
+                )
+            })?)
         };
         if !quietly {
             let which = match self.deepest {

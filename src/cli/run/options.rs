@@ -163,6 +163,8 @@ pub struct RunConfig {
     pub histfile: Option<PathBuf>,
     /// `--json`: write the final results to this file, in cyclictest's JSON format.
     pub json: Option<PathBuf>,
+    /// `-F`/`--fifo`: a named pipe that hands out the current statistics while the run runs.
+    pub fifo: Option<PathBuf>,
     /// `-b`/`--breaktrace`: stop the run when a latency exceeds this (in `unit`).
     pub breaktrace: Option<u64>,
     /// `--tracemark`: with `-b`, write the break to ftrace's trace_marker and stop tracing.
@@ -230,6 +232,7 @@ impl Default for RunConfig {
             histogram: None,
             histfile: None,
             json: None,
+            fifo: None,
             breaktrace: None,
             tracemark: false,
             latency_target_us: None,
@@ -664,6 +667,12 @@ impl RunConfig {
         }
         if let Some(path) = &self.histfile {
             check_writable_parent(path, "--histfile")?;
+        }
+        if let Some(path) = &self.fifo {
+            super::fifo::check(path).map_err(|reason| UsageError::NotHere {
+                option: name(Opt::Fifo),
+                reason,
+            })?;
         }
         Ok(())
     }
@@ -1386,11 +1395,8 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             Opt::Unbuffered => config.unbuffered = true,
             Opt::Verbose => config.verbose = true,
             Opt::Policy => config.policy = Some(policy(value).ok_or_else(|| invalid(id, value))?),
-            Opt::Fifo
-            | Opt::Oscope
-            | Opt::Resolution
-            | Opt::Nanosleep
-            | Opt::DbgCyclictest => {
+            Opt::Fifo => config.fifo = Some(path(id, value)?),
+            Opt::Oscope | Opt::Resolution | Opt::Nanosleep | Opt::DbgCyclictest => {
                 return Err(unsupported(id));
             }
             Opt::FailAbove | Opt::Unit | Opt::Timer | Opt::Governor | Opt::Profile
@@ -1551,7 +1557,6 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
 
 fn unsupported(id: Opt) -> UsageError {
     let reason = match id {
-        Opt::Fifo => "read the results with --json PATH, or send SIGUSR1 for the current status",
         Opt::Oscope => "use -v and reduce the samples with another tool",
         Opt::Resolution => "rtlat reports clock facts in `rtlat audit`",
         Opt::DbgCyclictest => "it prints cyclictest's internal state",

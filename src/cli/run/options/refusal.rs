@@ -146,24 +146,67 @@ mod tests {
         let getopt = |s: &str| Some(Refusal::Getopt(s.into()));
         assert_eq!(refusal("-n"), getopt("invalid option -- 'n'"));
         assert_eq!(refusal("-?"), getopt("invalid option -- '?'"));
-        assert_eq!(refusal("--nanosleep"), getopt("unrecognized option '--nanosleep'"));
-        assert_eq!(refusal("--frobnicate"), getopt("unrecognized option '--frobnicate'"));
-        assert_eq!(refusal("-q -l"), getopt("option requires an argument -- 'l'"));
+        assert_eq!(
+            refusal("--nanosleep"),
+            getopt("unrecognized option '--nanosleep'")
+        );
+        assert_eq!(
+            refusal("--frobnicate"),
+            getopt("unrecognized option '--frobnicate'")
+        );
+        assert_eq!(
+            refusal("-q -l"),
+            getopt("option requires an argument -- 'l'")
+        );
         for usage in [
-            "-p 100", "-p -1", "-h 0", "-h x", "-H -1", "-c -1", "-c 3", "-t0", "--threads=0",
-            "-a 5", "-a 0-", "-A --secaligned", "-o 0 -v", "-o 5",
+            "-p 100",
+            "-p -1",
+            "-h 0",
+            "-h x",
+            "-H -1",
+            "-c -1",
+            "-c 3",
+            "-t0",
+            "--threads=0",
+            "-a 5",
+            "-a 0-",
+            "-A --secaligned",
+            "-o 0 -v",
+            "-o 5",
         ] {
             assert_eq!(refusal(usage), Some(Refusal::Usage), "{usage}");
         }
         let fatal = |s: &str| Some(Refusal::Fatal(format!("FATAL: {s}")));
-        assert_eq!(refusal("-a 1 -S"), fatal("numa and smp options are mutually exclusive"));
-        assert_eq!(refusal("-a -S"), fatal("numa and smp options are mutually exclusive"));
+        assert_eq!(
+            refusal("-a 1 -S"),
+            fatal("numa and smp options are mutually exclusive")
+        );
+        assert_eq!(
+            refusal("-a -S"),
+            fatal("numa and smp options are mutually exclusive")
+        );
         if cfg!(target_arch = "x86_64") {
-            assert_eq!(refusal("--smi -a"), fatal("SMI counter is not supported on this processor"));
+            assert_eq!(
+                refusal("--smi -a"),
+                fatal("SMI counter is not supported on this processor")
+            );
         }
         for runs in [
-            "", "-p 80x", "-p x", "-p 0", "-i 1000x", "-t 0", "-t-1", "-S -a 1", "-S -t 1",
-            "-h 10 -d 5", "-c 2", "-c realtime", "-p 80 --policy=batch", "-o 1", "--help",
+            "",
+            "-p 80x",
+            "-p x",
+            "-p 0",
+            "-i 1000x",
+            "-t 0",
+            "-t-1",
+            "-S -a 1",
+            "-S -t 1",
+            "-h 10 -d 5",
+            "-c 2",
+            "-c realtime",
+            "-p 80 --policy=batch",
+            "-o 1",
+            "--help",
             "-a 1 -t 2",
         ] {
             assert_eq!(refusal(runs), None, "{runs}");

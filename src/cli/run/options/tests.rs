@@ -454,7 +454,7 @@ fn invalid_invocations() {
         ("--prio=9", "--prio", "option '--prio' is ambiguous: it could be --priority, --priospread; type more of the name"),
         ("--mlockall=1", "--mlockall", "option --mlockall takes no value, but '--mlockall=1' gives it one"),
         ("5", "'5'", "unexpected argument '5': every setting is an option (e.g. -t 4, not 4; --help lists them)"),
-        ("-F /tmp/fifo", "-F/--fifo", "-F/--fifo is a cyclictest option that rtlat does not support: read the results with --json PATH, or send SIGUSR1 for the current status"),
+        ("-F", "-F/--fifo", "option -F/--fifo needs a value: expected a file path"),
         ("-o 10", "-o/--oscope", "-o/--oscope is a cyclictest option that rtlat does not support: use -v and reduce the samples with another tool"),
         ("-R", "-R/--resolution", "-R/--resolution is a cyclictest option that rtlat does not support: rtlat reports clock facts in `rtlat audit`"),
     ];
@@ -630,13 +630,32 @@ fn numbers_are_read_as_strtol_reads_them() {
     assert_eq!(config.threads, Threads::Count(2));
     assert_eq!(config.duration, Some(Duration::from_secs(10)));
     let config = parse_words(&[
-        "-p", " 80", "-i", "\t250", "-b", " 100", "-H", " 7", "-a", " 1", "-d", " 3", "-D",
-        " 5m", "--latency", " 10", "--spike", "+9",
+        "-p",
+        " 80",
+        "-i",
+        "\t250",
+        "-b",
+        " 100",
+        "-H",
+        " 7",
+        "-a",
+        " 1",
+        "-d",
+        " 3",
+        "-D",
+        " 5m",
+        "--latency",
+        " 10",
+        "--spike",
+        "+9",
     ]);
     assert_eq!(config.priority, Some(80));
     assert_eq!(config.interval_us, 250);
     assert_eq!(config.breaktrace, Some(100));
-    assert_eq!(config.histogram.map(|h| (h.buckets, h.with_total)), Some((7, true)));
+    assert_eq!(
+        config.histogram.map(|h| (h.buckets, h.with_total)),
+        Some((7, true))
+    );
     assert_eq!(config.affinity, Some(CpuSpec::List(cpus("1"))));
     assert_eq!(config.distance, Some(3));
     assert_eq!(config.duration, Some(Duration::from_secs(300)));
@@ -664,10 +683,17 @@ fn what_cyclictest_warns_about_runs_with_its_warning() {
     assert_eq!(warned("-S -a 99"), ["WARN: -a ignored due to smp mode"]);
     assert_eq!(warned("-t 4 -S"), ["WARN: -t ignored due to smp mode"]);
     assert!(warned("-t -S").is_empty() && warned("-S -a 0").len() == 1);
-    assert_eq!(layout(&plan("-S -t 1", "0-1")), [(0, 0, 1000), (1, 0, 1500)]);
+    assert_eq!(
+        layout(&plan("-S -t 1", "0-1")),
+        [(0, 0, 1000), (1, 0, 1500)]
+    );
     // A priority with a non-real-time policy: SCHED_FIFO, with cyclictest's words.
     let mismatch = "policy and priority don't match: setting policy to SCHED_FIFO";
-    for line in ["--policy=other -p 80", "-p 80 --policy=batch", "--policy idle -p 5"] {
+    for line in [
+        "--policy=other -p 80",
+        "-p 80 --policy=batch",
+        "--policy idle -p 5",
+    ] {
         let config = run(line);
         assert_eq!(config.policy(), Policy::Fifo, "{line}");
         assert_eq!(config.warnings, [mismatch], "{line}");
@@ -687,10 +713,17 @@ fn what_cyclictest_warns_about_runs_with_its_warning() {
         let plan = plan(line, "0");
         assert_eq!(plan.threads[0].policy, Policy::Fifo, "{line}");
         assert_eq!(plan.threads[0].priority, 2, "{line}");
-        assert_eq!(plan.notices, ["defaulting realtime priority to 2"], "{line}");
+        assert_eq!(
+            plan.notices,
+            ["defaulting realtime priority to 2"],
+            "{line}"
+        );
     }
     // -p 0 with a non-real-time policy stays that policy.
-    assert_eq!(plan("-p 0 --policy batch", "0").threads[0].policy, Policy::Batch);
+    assert_eq!(
+        plan("-p 0 --policy batch", "0").threads[0].policy,
+        Policy::Batch
+    );
     // A histogram sets the distance to 0, with cyclictest's warning when -d was given.
     let config = run("-h 100 -d 100");
     assert_eq!(config.distance_us(), 0);
