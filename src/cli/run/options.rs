@@ -18,54 +18,19 @@
 //! # Where rtlat deliberately differs from cyclictest 2.40
 //!
 //! cyclictest reads numbers with `atoi` and quietly corrects or ignores many inputs; rtlat
-//! refuses them instead, because a latency run that silently measured something else is worse
-//! than no run. Every case below ends in a [`UsageError`]:
+//! refuses what cyclictest would silently get wrong, because a latency run that silently
+//! measured something else is worse than no run, and otherwise does what cyclictest does:
+//! it reads numbers as `strtol` does (white space and `+` first), warns where cyclictest warns
+//! and carries on with cyclictest's settings (`-S` with `-t`/`-a`, `-p` with a non-real-time
+//! `--policy`, `-d` with `-h`, `-s` with `-x`), and under the name cyclictest ends where
+//! cyclictest ends, with its lines and statuses ([`cyclictest_refusal`]). The differences
+//! that remain are listed in one place, [`super::usage::DIFFERENCES`] (printed by
+//! `cyclictest --help`, and in the README).
 //!
-//! - **Malformed numbers**: `-i 1000x`, `-i x` (cyclictest: 1000 and 0), `-p -5`, `-l 1.5`,
-//!   values that overflow, and `-D 10x` / `-D 1.5m` (cyclictest ignores unknown suffixes and
-//!   stops at the `.`). Only whole numbers, and `-D` suffixes s, m, h, d, are accepted.
-//! - **Out-of-range values that cyclictest clamps or misuses**: `-h`/`-H` above 1000000 buckets
-//!   (clamped), `--latency` below 0 (set to 0), `-c 2` (accepted, then every sleep fails with
-//!   EINVAL), `-i 0` (spins or hangs), `-t 0` / `-t -1` (cyclictest reads both as bare `-t`),
-//!   `-d`/`-A`/`--secaligned` below 0, `-b 0` and `--spike 0` (cyclictest: disabled).
-//! - **Priorities**: `-p 0` without `--policy other|batch|idle` and `-p` outside 1..99
-//!   (cyclictest turns 0 into "threads + 1"); `-p N` or `--priospread` with a non-real-time
-//!   `--policy` (cyclictest switches to SCHED_FIFO with a message); `--priospread` that would
-//!   take a thread below priority 1 (cyclictest gives it SCHED_OTHER); an unknown `--policy`
-//!   name or a prefix such as `fifo2` (cyclictest falls back to SCHED_OTHER / matches prefixes).
-//!   With `--policy batch` or `idle` and no `-p`, rtlat applies that policy, where cyclictest
-//!   runs the threads as SCHED_OTHER.
-//! - **Options cyclictest ignores with a warning or silently**: `-S` with `-t N` or `-a CPUSET`
-//!   (bare `-t`/`-a` with `-S` are fine: they mean the same), `-d N` (N > 0) with `-h`/`-H`
-//!   (cyclictest uses distance 0), `-s` with `-x` (cyclictest drops `-x`), `--latency` with
-//!   `--laptop`/`--default-system` (cyclictest does not write it), `--histfile` without `-h`,
-//!   `--tracemark` without `-b`, `--spike-nodes` without `--spike`.
-//! - **`-r` with `-x`**: cyclictest arms the first expiry of its periodic POSIX timer relative
-//!   to now; rtlat has no such mode, so it refuses rather than pick one.
-//! - **CPUs**: a CPU in `-a`/`--mainaffinity` that is not online or not in the process's
-//!   affinity mask is refused, naming the available CPUs (cyclictest drops it silently, or fails
-//!   with its usage text). CPU lists are the kernel syntax plus libnuma's `all`, `!LIST` (all
-//!   available but LIST) and `+LIST` (positions within the available CPUs).
-//! - **Words that are not options** (`cyclictest 5`, `-t 2 extra`) are refused; getopt skips
-//!   them and cyclictest ignores them. A path option whose value starts with `-`
-//!   (`--json -q`) is refused as a forgotten value (write `./-q` if you mean it).
-//! - **Unknown options** exit with status 2 (cyclictest prints its usage and exits 0).
-//! - **cyclictest options rtlat does not implement** (`-F/--fifo`, `-o/--oscope`,
-//!   `-R/--resolution`, `--dbg_cyclictest`, `--deepest-idle-state`) are refused by name, not
-//!   half-honoured.
-//! - rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
-//!   be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
-//!   does; invoked as `cyclictest`, rtlat refuses them.
-//! - **Output files** (`--json`, `--histfile`) are checked before the run, and one that cannot
-//!   be written is refused with status 2 before anything is measured: a missing or unwritable
-//!   directory, a directory, a file of `/proc` or `/sys`, a symlink owned by another user
-//!   (cyclictest measures, then fails, or writes nothing and exits 0). A write that fails
-//!   after the run (`/dev/full`) is one line naming the file and exit status 4; the other
-//!   outputs are written all the same (cyclictest exits 0 with the results lost). A regular
-//!   file is replaced atomically, keeping its owner and mode, where cyclictest truncates it
-//!   and writes it again (see [`rtlat::output`]); devices and FIFOs are written to by both.
-//! - `--profile NAME` fills in the settings the command line leaves out from a board profile
-//!   (see [`super::profile`]): the options given win, whatever their order.
+//! rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
+//! be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
+//! does; invoked as `cyclictest`, rtlat refuses them. `--profile NAME` fills in the settings
+//! the command line leaves out from a board profile (see [`super::profile`]).
 //!
 //! Kept as cyclictest does it (checked against cyclictest 2.40): without `-a`, thread `i` is
 //! still pinned to the `i`-th available CPU (round-robin); `-S` keeps the default distance of
