@@ -963,7 +963,8 @@ fn unknown_options_and_bad_values_end_as_in_cyclictest() {
             ));
         }
         let usage = !r.stdout.is_empty();
-        if usage != !o.stdout.is_empty() || (usage && r.stdout.lines().count() < 10) {
+        let ours_usage = !o.stdout.is_empty();
+        if usage != ours_usage || (usage && r.stdout.lines().count() < 10) {
             problems.push(format!(
                 "{what}: usage on stdout: {usage} (cyclictest) vs {:?} (rtlat)",
                 o.stdout
