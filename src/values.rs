@@ -2,7 +2,9 @@
 //!
 //! cyclictest reads numbers with `atoi` (so `-i 1000x` is 1000, `-i x` is 0) and durations with
 //! `strtol` plus an optional suffix letter (anything else after the number is ignored). These
-//! accept only the well-formed part of that language and say so when a value is not.
+//! accept only the well-formed part of that language and say so when a value is not. As
+//! `strtol` does, [`c_number`] skips leading white space and takes a `+` sign (`' 3500'`,
+//! `+80`): harnesses pass `'-h 3500'` as one word, which getopt splits into `-h` and `' 3500'`.
 
 use std::time::Duration;
 
@@ -24,6 +26,24 @@ pub fn whole_number(text: &str) -> Result<u64, NumberError> {
     text.parse::<u64>().map_err(|_| NumberError::TooLarge)
 }
 
+/// The C `isspace` characters of the "C" locale.
+fn is_c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
+/// `text` without the white space `strtol` skips before a number, nor any after it (which
+/// `strtol` leaves unread, harmlessly).
+pub fn trim_c_space(text: &str) -> &str {
+    text.trim_matches(is_c_space)
+}
+
+/// A whole number as cyclictest's `atoi`/`strtol` reads a well-formed one: leading and
+/// trailing white space allowed, an optional `+`, then digits only.
+pub fn c_number(text: &str) -> Result<u64, NumberError> {
+    let text = trim_c_space(text);
+    whole_number(text.strip_prefix('+').unwrap_or(text))
+}
+
 /// The seconds in one unit of each duration suffix cyclictest accepts (either case).
 fn suffix_seconds(suffix: char) -> Option<u64> {
     match suffix.to_ascii_lowercase() {
@@ -39,6 +59,8 @@ fn suffix_seconds(suffix: char) -> Option<u64> {
 /// `d` (either case, as cyclictest accepts). Returns `None` when the text is not of that form
 /// or the duration exceeds `max_seconds`.
 pub fn duration(text: &str, max_seconds: u64) -> Option<Duration> {
+    let text = trim_c_space(text);
+    let text = text.strip_prefix('+').unwrap_or(text);
     let (digits, unit) = match text.chars().last() {
         Some(last) if !last.is_ascii_digit() => {
             (&text[..text.len() - last.len_utf8()], suffix_seconds(last)?)
@@ -65,6 +87,23 @@ mod tests {
         for bad in ["", "-1", "+1", " 1", "1 ", "1.5", "1e3", "0x10", "abc", "١"] {
             assert_eq!(whole_number(bad), Err(NumberError::NotANumber), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn c_numbers_skip_white_space_as_strtol_does() {
+        assert_eq!(c_number(" 3500"), Ok(3500));
+        assert_eq!(c_number("\t\n 80 "), Ok(80));
+        assert_eq!(c_number("+80"), Ok(80));
+        assert_eq!(c_number(" +7"), Ok(7));
+        for bad in [
+            "", " ", "80x", "- 1", "-1", "+", "++1", "+ 1", "1 2", "0x10", "\u{a0}1",
+        ] {
+            assert_eq!(c_number(bad), Err(NumberError::NotANumber), "{bad:?}");
+        }
+        let max = u64::from(u32::MAX);
+        assert_eq!(duration(" 10", max), Some(Duration::from_secs(10)));
+        assert_eq!(duration(" 5m ", max), Some(Duration::from_secs(300)));
+        assert_eq!(duration("+2", max), Some(Duration::from_secs(2)));
     }
 
     #[test]

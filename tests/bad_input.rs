@@ -109,7 +109,6 @@ fn table(p: &Places) -> Vec<Row> {
         row(&["--profile"], &["--profile"]),
         row(&["--histfile", "h.txt"], &histfile),
         row(&["--tracemark"], &["--tracemark"]),
-        row(&["-S", "-t", "2"], &["-S", "--smp"]),
         row(&["-r", "-x"], &["-r", "-x"]),
         row(&["-o", "5"], &["-o", "--oscope"]),
         row(&["-a", "0-"], &affinity),
@@ -227,35 +226,95 @@ fn bad_values_are_refused_quickly_with_one_line_naming_the_option() {
     assert_eq!(places.dir.names(), ["a-file"]);
 }
 
+/// How rtlat as `cyclictest` must end a bad command line: as cyclictest 2.40 ends it
+/// (checked side by side in tests/cyclictest_compat.rs), or with rtlat's own refusal where
+/// cyclictest would silently run something else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ends {
+    /// rtlat's refusal: status 2, its one line, nothing on stdout.
+    Refused,
+    /// cyclictest's bad value: status 1, rtlat's one line naming it, the usage on stdout.
+    Usage,
+    /// cyclictest's getopt complaint: status 0, glibc's line, the usage on stdout.
+    Getopt,
+    /// cyclictest's `FATAL:` line: status 1, nothing on stdout.
+    Fatal,
+}
+
 #[test]
-fn bad_values_are_refused_the_same_way_as_cyclictest() {
+fn bad_values_end_under_the_name_cyclictest_as_in_cyclictest() {
     let places = Places::new();
     let alias = Alias::new();
     let offline = places.offline.clone();
-    let mut smi = row(&["--smi"], &["--smi"]);
-    smi.also = Some("not supported");
-    let rows = vec![
-        row(&["-i", "0"], &["-i", "--interval"]),
-        row(&["-p", "100"], &["-p", "--priority"]),
-        row(&["--policy", "foo"], &["--policy"]),
-        row(&["-a", &offline], &["-a", "--affinity"]),
-        row(&["-D", "10x"], &["-D", "--duration"]),
-        row(&["--json", "/nonexistent-rtlat-dir/x.json"], &["--json"]),
-        row(&["--bogus"], &["--bogus"]),
-        row(&["-l"], &["-l", "--loops"]),
+    let rows: Vec<(Row, Ends)> = vec![
+        (row(&["-i", "0"], &["-i", "--interval"]), Ends::Refused),
+        (row(&["-i", "1000x"], &["-i", "--interval"]), Ends::Refused),
+        (row(&["-p", "100"], &["-p", "--priority"]), Ends::Usage),
+        (row(&["-p", "-1"], &["-p", "--priority"]), Ends::Usage),
+        (row(&["-h", "0"], &["-h", "--histogram"]), Ends::Usage),
+        (row(&["-H", "-1"], &["-H", "--histofall"]), Ends::Usage),
+        (row(&["-c", "-1"], &["-c", "--clock"]), Ends::Usage),
+        (row(&["-t0"], &["-t", "--threads"]), Ends::Usage),
+        (
+            row(&["-A", "5", "--secaligned"], &["-A", "--aligned"]),
+            Ends::Usage,
+        ),
+        (row(&["-a", &offline], &["-a", "--affinity"]), Ends::Usage),
+        (row(&["-a", "0-"], &["-a", "--affinity"]), Ends::Usage),
+        (row(&["--policy", "foo"], &["--policy"]), Ends::Refused),
+        (row(&["-D", "10x"], &["-D", "--duration"]), Ends::Refused),
+        (row(&["-t", "0"], &["-t", "--threads"]), Ends::Refused),
+        (
+            row(&["--json", "/nonexistent-rtlat-dir/x.json"], &["--json"]),
+            Ends::Refused,
+        ),
+        (row(&["--bogus"], &["--bogus"]), Ends::Getopt),
+        (row(&["-n"], &["-n"]), Ends::Getopt),
+        (row(&["-l"], &["-l"]), Ends::Getopt),
+        (row(&["--smi"], &["--smi"]), Ends::Fatal),
+        (row(&["-a", "0", "-S"], &["-S"]), Ends::Fatal),
         // rtlat's own options do not exist under the name cyclictest.
-        row(&["--fail-above", "3"], &["--fail-above"]),
-        row(&["--unit", "ns"], &["--unit"]),
-        row(&["--timer", "abs"], &["--timer"]),
-        row(&["--profile", "bubblegum96"], &["--profile"]),
-        smi,
+        (
+            row(&["--fail-above", "3"], &["--fail-above"]),
+            Ends::Refused,
+        ),
+        (row(&["--unit", "ns"], &["--unit"]), Ends::Refused),
+        (row(&["--timer", "abs"], &["--timer"]), Ends::Refused),
+        (
+            row(&["--profile", "bubblegum96"], &["--profile"]),
+            Ends::Refused,
+        ),
     ];
+    let program = alias.path().display().to_string();
     let mut problems = Vec::new();
-    for r in &rows {
+    for (r, ends) in &rows {
         let out = invoke(&alias.path(), &[], &r.args, places.dir.path());
-        problems.extend(check("cyclictest", &out, r, "cyclictest: "));
+        let what = format!("cyclictest {} ({ends:?})", r.args.join(" "));
+        match ends {
+            Ends::Refused => problems.extend(check("cyclictest", &out, r, "cyclictest: ")),
+            Ends::Usage | Ends::Getopt | Ends::Fatal => {
+                let want = if *ends == Ends::Getopt { 0 } else { 1 };
+                if out.status.and_then(|s| s.code()) != Some(want) {
+                    problems.push(format!("{what}: status {:?}, expected {want}", out.status));
+                }
+                let usage = out.stdout.starts_with("Usage: cyclictest");
+                if usage == (*ends == Ends::Fatal) {
+                    problems.push(format!("{what}: stdout {:?}", out.stdout));
+                }
+                let lines: Vec<&str> = out.stderr.lines().collect();
+                let prefix = match ends {
+                    Ends::Usage => "cyclictest: ".to_string(),
+                    Ends::Getopt => format!("{program}: "),
+                    _ => "FATAL: ".to_string(),
+                };
+                if lines.len() != 1 || !lines[0].starts_with(&prefix) {
+                    problems.push(format!("{what}: stderr {:?}", out.stderr));
+                }
+            }
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(places.dir.names(), ["a-file"]);
 }
 
 #[test]
@@ -286,7 +345,17 @@ fn a_refused_run_loses_nothing() {
     ];
     let alias = Alias::new();
     for args in bad {
-        for (program, first) in [(rtlat(), &["run"][..]), (alias.path(), &[][..])] {
+        // Under the name cyclictest, cyclictest's statuses: 1 for its bad values and fatal
+        // settings, 0 (with its usage) for an unknown option; nothing is lost all the same.
+        let as_cyclictest = match args[0] {
+            "-p" | "-a" | "--smi" => 1,
+            "--bogus" => 0,
+            _ => 2,
+        };
+        for (program, first, want) in [
+            (rtlat(), &["run"][..], 2),
+            (alias.path(), &[][..], as_cyclictest),
+        ] {
             let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
             all.extend(["-q", "--json", &json].map(String::from));
             if !args.contains(&"--histfile") {
@@ -295,7 +364,7 @@ fn a_refused_run_loses_nothing() {
             let out = invoke(&program, first, &all, dir.path());
             assert_eq!(
                 out.status.and_then(|s| s.code()),
-                Some(2),
+                Some(want),
                 "{} {}: {}",
                 program.display(),
                 all.join(" "),

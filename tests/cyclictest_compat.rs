@@ -857,3 +857,169 @@ fn as_cyclictest_rtlat_adds_nothing_and_as_rtlat_run_it_adds_after_cyclictests_f
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(!out.stdout.contains("Overruns"), "{}", out.stdout);
 }
+
+#[test]
+fn numbers_with_white_space_are_read_as_cyclictest_reads_them() {
+    // Harnesses pass '-h 3500' as one word: getopt gives -h the value ' 3500', which
+    // cyclictest reads with strtol/atoi (leading white space skipped).
+    let _serial = measuring();
+    let mut problems = Vec::new();
+    for args in [
+        &["-q", "-l 50", "-i 1000", "-p 80", "-h 40"][..],
+        &["-q", "-l", " 50", "-i", " 1000", "-t", " 2", "-p", " 80"],
+        &["-q", "-t 2", "-l 50", "-H 30", "-p +80", "-d 0"],
+        &["-q", "-D 1", "-i 1000", "-b 1000000", "-p 80"],
+    ] {
+        problems.extend(compare(args, Compare::Lines).0);
+    }
+    assert_no_problems(problems);
+}
+
+#[test]
+fn what_cyclictest_warns_about_it_warns_about_and_runs() {
+    let _serial = measuring();
+    let mut problems = Vec::new();
+    for args in [
+        &["-q", "-l", "50", "-i", "1000", "-S", "-t", "1", "-p", "80"][..],
+        &["-q", "-l", "50", "-i", "1000", "-S", "-a", "0", "-p", "80"],
+        &["-q", "-l", "50", "-i", "1000", "-p", "80", "--policy=batch"],
+        &["-q", "-l", "50", "-i", "1000", "-p", "0"],
+        &[
+            "-q", "-l", "50", "-i", "1000", "-p", "80", "-h", "20", "-d", "100",
+        ],
+        &["-q", "-l", "50", "-i", "1000", "-p", "80", "-s", "-x"],
+        &["-q", "-l", "50", "-i", "1000", "-p", "80", "-c", "1"],
+    ] {
+        problems.extend(compare(args, Compare::Lines).0);
+    }
+    assert_no_problems(problems);
+    // cyclictest switches `--policy=other -p 80` to SCHED_FIFO without a word; rtlat runs the
+    // same and says so.
+    let args = ["-q", "-l", "50", "-i", "1000", "--policy=other", "-p", "80"];
+    let alias = Alias::new();
+    let real = run(&real_cyclictest(), &args, None, LIMIT);
+    let ours = run(&alias.path(), &args, None, LIMIT);
+    assert_eq!((real.code(), ours.code()), (0, 0), "{}", ours.stderr);
+    assert_eq!(
+        priorities_and_intervals(&real.stdout),
+        priorities_and_intervals(&ours.stdout)
+    );
+    assert_eq!(
+        ours.stderr,
+        "policy and priority don't match: setting policy to SCHED_FIFO\n"
+    );
+}
+
+/// `text` with the program name glibc's getopt puts first (argv[0]) replaced by `PROGRAM`.
+fn with_program(text: &str, program: &Path) -> String {
+    text.replace(&program.display().to_string(), "PROGRAM")
+}
+
+#[test]
+fn unknown_options_and_bad_values_end_as_in_cyclictest() {
+    let real = real_cyclictest();
+    let alias = Alias::new();
+    let beyond = (common::online_cpus().iter().max().unwrap() + 3).to_string();
+    let mut problems = Vec::new();
+    // (arguments, status, whether stderr is the same text)
+    let rows: Vec<(Vec<&str>, i32, bool)> = vec![
+        // getopt's complaints: glibc's line, the usage, status 0 (the obsolete -n included).
+        (vec!["-n"], 0, true),
+        (vec!["--nanosleep"], 0, true),
+        (vec!["--frobnicate"], 0, true),
+        (vec!["--frob=3"], 0, true),
+        (vec!["-?"], 0, true),
+        (vec!["-l"], 0, true),
+        (vec!["--loops"], 0, true),
+        (vec!["--pri=80"], 0, true),
+        (vec!["--mlockall=1"], 0, true),
+        // Values cyclictest cannot use: the usage, status 1 (rtlat adds its line on stderr).
+        (vec!["-p", "100"], 1, false),
+        (vec!["-p", "-1"], 1, false),
+        (vec!["-h", "0"], 1, false),
+        (vec!["-H", "-1"], 1, false),
+        (vec!["-c", "-1"], 1, false),
+        (vec!["-t0"], 1, false),
+        (vec!["-A", "5", "--secaligned"], 1, false),
+        (vec!["-a", &beyond], 1, false),
+        // Fatal settings: the FATAL line, status 1.
+        (vec!["-a", "0", "-S"], 1, true),
+        (vec!["--smi"], 1, true),
+        (vec!["--smi", "-a"], 1, true),
+    ];
+    for (args, status, same_stderr) in rows {
+        // Short runs where cyclictest would run; the row's words last (a value left out).
+        let mut all = vec!["-q", "-l", "20", "-i", "1000"];
+        all.extend(args.iter().copied());
+        let r = run(&real, &all, None, LIMIT);
+        let o = run(&alias.path(), &all, None, LIMIT);
+        let what = format!("cyclictest {}", all.join(" "));
+        if (r.code(), o.code()) != (status, status) {
+            problems.push(format!(
+                "{what}: status {} (cyclictest) and {} (rtlat), expected {status}: {}",
+                r.code(),
+                o.code(),
+                o.stderr
+            ));
+        }
+        let usage = !r.stdout.is_empty();
+        let ours_usage = !o.stdout.is_empty();
+        if usage != ours_usage || (usage && r.stdout.lines().count() < 10) {
+            problems.push(format!(
+                "{what}: usage on stdout: {usage} (cyclictest) vs {:?} (rtlat)",
+                o.stdout
+            ));
+        }
+        if same_stderr {
+            let (rs, os) = (
+                with_program(&r.stderr, &real),
+                with_program(&o.stderr, &alias.path()),
+            );
+            if rs != os {
+                problems.push(format!(
+                    "{what}: stderr {rs:?} (cyclictest) vs {os:?} (rtlat)"
+                ));
+            }
+        } else if o.stderr.lines().count() != 1 || !o.stderr.starts_with("cyclictest: ") {
+            problems.push(format!("{what}: rtlat's line: {:?}", o.stderr));
+        }
+    }
+    assert_no_problems(problems);
+}
+
+#[test]
+fn fifo_hands_out_the_statistics_as_cyclictest_does() {
+    let _serial = measuring();
+    let alias = Alias::new();
+    let dir = TempDir::new("fifo");
+    let mut lines = Vec::new();
+    for (who, program) in [("cyclictest", real_cyclictest()), ("rtlat", alias.path())] {
+        let pipe = dir.join(&format!("{who}.fifo"));
+        let pipe_text = pipe.display().to_string();
+        let child = common::spawn(
+            &program,
+            &["-F", &pipe_text, "-t", "2", "-i", "1000", "-D", "3", "-q"],
+            None,
+        );
+        // Read the pipe once it is there (a reader that never gets a writer is let go).
+        let until = std::time::Instant::now() + LIMIT;
+        while !pipe.exists() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let read = common::run(Path::new("timeout"), &["5", "cat", &pipe_text], None, LIMIT);
+        let out = child.finish(LIMIT);
+        assert_eq!(out.code(), 0, "{who}: {}", out.stderr);
+        assert_eq!(read.stdout.lines().count(), 2, "{who}: {:?}", read.stdout);
+        lines.push(read.stdout);
+        if who == "rtlat" {
+            assert!(!pipe.exists(), "rtlat removes the pipe it made");
+        }
+    }
+    assert_no_problems(
+        compare_lines("cyclictest -F: the pipe's lines", &lines[0], &lines[1])
+            .err()
+            .into_iter()
+            .collect(),
+    );
+}

@@ -10,6 +10,7 @@ pub mod error;
 pub mod facts;
 pub mod ftrace;
 pub mod memory;
+pub mod named_pipe;
 pub mod privileges;
 pub mod signals;
 mod sys;

@@ -389,6 +389,12 @@ pub(crate) fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: c_int) -> Result<O
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// `mkfifo(path, mode)` (the process umask applies, as for cyclictest's `mkfifo(path, 0666)`).
+pub(crate) fn mkfifo(path: &CStr, mode: libc::mode_t) -> Result<(), Errno> {
+    // SAFETY: `path` is a NUL-terminated string valid for the call.
+    check(unsafe { libc::mkfifo(path.as_ptr(), mode) }).map(drop)
+}
+
 /// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`'s `st_mode`: the entry itself, a link not followed.
 pub(crate) fn lstat_mode_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<u32, Errno> {
     let mut stat = MaybeUninit::<libc::stat>::uninit();

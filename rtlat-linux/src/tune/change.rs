@@ -33,6 +33,14 @@ pub enum Target {
         /// Which setting.
         setting: CpufreqSetting,
     },
+    /// Whether one idle state of one CPU is disabled:
+    /// `/sys/devices/system/cpu/cpuN/cpuidle/stateK/disable` (`0` or `1`).
+    IdleStateDisable {
+        /// The CPU.
+        cpu: usize,
+        /// The idle state's index `K`.
+        state: u32,
+    },
     /// One setting of one thread.
     Thread {
         /// The process id.
@@ -124,6 +132,9 @@ impl Target {
             Target::Cpufreq { cpu, setting } => Some(format!(
                 "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{}",
                 setting.file_name()
+            )),
+            Target::IdleStateDisable { cpu, state } => Some(format!(
+                "/sys/devices/system/cpu/cpu{cpu}/cpuidle/state{state}/disable"
             )),
             Target::Thread { .. } => None,
         }

@@ -13,6 +13,7 @@
 //! | whether this user may change a thread, and change it back | [`permission`] |
 //! | IRQs away from CPUs | [`irq`] |
 //! | governors and fixed frequencies | [`cpufreq`], [`frequency`] |
+//! | idle states limited for a run | [`cpuidle`] |
 //! | all or nothing | [`transaction`] |
 //! | held for a run | [`hold`] |
 //! | saved and undone later | [`restore`] |
@@ -24,6 +25,7 @@
 
 pub mod change;
 pub mod cpufreq;
+pub mod cpuidle;
 pub mod file;
 pub mod frequency;
 pub mod hold;

@@ -166,6 +166,12 @@ enum Record {
         old: String,
         new: String,
     },
+    IdleStateDisable {
+        cpu: usize,
+        state: u32,
+        old: String,
+        new: String,
+    },
     CpufreqMaxFreq {
         cpu: usize,
         old: String,
@@ -208,6 +214,12 @@ impl Record {
                 new,
             },
             Target::DefaultIrqAffinity => Record::DefaultIrqAffinity { old, new },
+            Target::IdleStateDisable { cpu, state } => Record::IdleStateDisable {
+                cpu: *cpu,
+                state: *state,
+                old,
+                new,
+            },
             Target::Cpufreq { cpu, setting } => {
                 let cpu = *cpu;
                 match setting {
@@ -280,6 +292,12 @@ impl Record {
             Record::CpufreqMaxFreq { cpu, old, new } => {
                 (cpufreq(cpu, CpufreqSetting::MaxFreq), old, new)
             }
+            Record::IdleStateDisable {
+                cpu,
+                state,
+                old,
+                new,
+            } => (Target::IdleStateDisable { cpu, state }, old, new),
             Record::ThreadScheduling {
                 pid,
                 tid,
@@ -513,6 +531,14 @@ impl RestoreFile {
                 }
             }
             Target::DefaultIrqAffinity => {}
+            Target::IdleStateDisable { cpu, state } => {
+                if !facts
+                    .cpuidle_states(*cpu)
+                    .is_ok_and(|all| all.iter().any(|s| s.index == *state))
+                {
+                    return Err(format!("CPU {cpu} has no idle state {state} any more"));
+                }
+            }
             Target::Cpufreq { cpu, setting } => {
                 let cpufreq = facts.cpufreq(*cpu);
                 if !cpufreq.exists() {
@@ -644,6 +670,7 @@ fn check_kind(change: &Change) -> Result<(), String> {
     for value in [&change.old, &change.new] {
         let valid = match &change.target {
             Target::IrqAffinity { .. } | Target::DefaultIrqAffinity => true,
+            Target::IdleStateDisable { .. } => matches!(value.as_str(), "0" | "1"),
             Target::Cpufreq {
                 setting: CpufreqSetting::Governor,
                 ..
@@ -679,6 +706,7 @@ fn kind_words(target: &Target) -> &'static str {
     match target {
         Target::IrqAffinity { .. } => "IRQ affinity",
         Target::DefaultIrqAffinity => "default IRQ affinity (a hex CPU mask)",
+        Target::IdleStateDisable { .. } => "idle state switch (0 or 1)",
         Target::Cpufreq {
             setting: CpufreqSetting::Governor,
             ..

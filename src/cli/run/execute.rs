@@ -49,11 +49,35 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
     } else {
         "rtlat run"
     };
+    // Under the name cyclictest, a command line cyclictest refuses ends as it ends there.
+    let refusal = if invoked_as_cyclictest {
+        options::cyclictest_refusal(args, available_cpus().ok().as_ref())
+    } else {
+        None
+    };
+    match refusal {
+        Some(options::Refusal::Getopt(complaint)) => {
+            // glibc names the program as it was invoked (argv[0]).
+            let argv0 = std::env::args_os().next().unwrap_or_default();
+            eprintln!("{}: {complaint}", argv0.to_string_lossy());
+            print!("{}", usage(true));
+            return ExitCode::SUCCESS;
+        }
+        Some(options::Refusal::Fatal(line)) => {
+            eprintln!("{line}");
+            return ExitCode::from(1);
+        }
+        Some(options::Refusal::Usage) | None => {}
+    }
     match run(args, invoked_as_cyclictest) {
         Ok(code) => code,
         Err(message) => {
             errln!("{program}: {message}");
-            ExitCode::from(2)
+            if refusal == Some(options::Refusal::Usage) {
+                out!("{}", usage(true));
+                return ExitCode::from(1);
+            }
+            ExitCode::from(exit_status::BAD_INPUT)
         }
     }
 }
@@ -77,14 +101,12 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // --governor, --profile: checked now, before anything changes; set once signals end the
     // run cleanly.
     let governor = run_governor(&config, &plan)?;
+    let idle_states = super::idle_states::check(&config, &available)?;
     // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
     // (100 ms), before anything changes.
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct {
         super::measure::counter_clock()?;
-    }
-    if config.smi {
-        return Err("--smi: SMI counting is not supported on this CPU (it needs an Intel CPU and the msr driver); run without --smi".into());
     }
     let policy = linux_policy(config.policy());
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
@@ -147,12 +169,22 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     };
     // Restores the previous governor when dropped: at the end of the run, however it ends.
     let _governor = governor.map(RunGovernor::hold).transpose()?;
+    // Restores the idle states the same way.
+    let _idle_states = idle_states
+        .map(|states| states.hold(as_cyclictest))
+        .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
     let profile = match &config.profile {
         Some(profile) => profile.json(&config, &profile.audit()),
         None => serde_json::Value::Null,
     };
 
+    // -F: the statistics pipe, made before the threads start, removed at the end.
+    let fifo = config
+        .fifo
+        .as_deref()
+        .map(super::fifo::StatsFifo::create)
+        .transpose()?;
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
     let measure_plans = measure_plans(&config, &plan, policy);
@@ -226,6 +258,33 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         // from here, as in cyclictest.
         let start = Instant::now() + Duration::from_nanos(epoch_ns.saturating_sub(now_ns));
         shared.go.wait();
+        if let Some(fifo) = &fifo {
+            let shared = &shared;
+            let plan = &plan;
+            // Not started: the run goes on without the pipe, as cyclictest's does.
+            let _ = std::thread::Builder::new()
+                .name("rtlat-fifo".into())
+                .spawn_scoped(scope, move || {
+                    fifo.serve(
+                        || {
+                            shared.stop.load(Ordering::Acquire)
+                                || shared.live.iter().all(LiveStatus::finished)
+                        },
+                        || {
+                            let mut out = String::new();
+                            for (t, live) in plan.threads.iter().zip(&shared.live) {
+                                text::thread_line(
+                                    &mut out,
+                                    header(t, shared),
+                                    &live.read(),
+                                    nanoseconds,
+                                );
+                            }
+                            out
+                        },
+                    );
+                });
+        }
         supervise(
             &config,
             &plan,

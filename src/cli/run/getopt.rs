@@ -73,6 +73,19 @@ pub struct Found<Id> {
     pub id: Id,
     /// Its value, if it took one.
     pub value: Option<String>,
+    /// Whether an optional value was the next word (`-t 5`), not attached (`-t5`, `--threads=5`).
+    pub peeked: bool,
+}
+
+/// A command line [`scan`] refuses: rtlat's error, and the line glibc's `getopt_long` prints
+/// for it (without the program name), if getopt complains too (unknown options, missing values,
+/// ambiguous prefixes; not the words getopt skips).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanError {
+    /// rtlat's error.
+    pub error: UsageError,
+    /// glibc's complaint, e.g. `invalid option -- 'n'`.
+    pub getopt: Option<String>,
 }
 
 /// A value-less description of a missing value, filled in by the caller (it knows what each
@@ -88,6 +101,19 @@ pub fn scan<Id: Copy>(
     specs: &[Spec<Id>],
     describe: &dyn Describe<Id>,
 ) -> Result<Vec<Found<Id>>, UsageError> {
+    scan_detailed(args, specs, describe).map_err(|e| e.error)
+}
+
+/// [`scan`], also saying what glibc's getopt would print for a refused command line.
+pub fn scan_detailed<Id: Copy>(
+    args: &[String],
+    specs: &[Spec<Id>],
+    describe: &dyn Describe<Id>,
+) -> Result<Vec<Found<Id>>, ScanError> {
+    let plain = |error: UsageError| ScanError {
+        error,
+        getopt: None,
+    };
     let mut found = Vec::new();
     let mut i = 0;
     // An option whose optional value was not taken: a stray word right after it was most
@@ -108,9 +134,9 @@ pub fn scan<Id: Copy>(
         };
         if arg == "--" {
             if let Some(stray) = args.get(i) {
-                return Err(UsageError::StrayArgument {
+                return Err(plain(UsageError::StrayArgument {
                     argument: stray.clone(),
-                });
+                }));
             }
             break;
         }
@@ -119,19 +145,43 @@ pub fn scan<Id: Copy>(
                 Some((name, value)) => (name, Some(value.to_owned())),
                 None => (body, None),
             };
-            let spec = find_long(specs, name)?;
+            let spec = find_long(specs, name).map_err(|error| {
+                let getopt = match &error {
+                    UsageError::AmbiguousOption { candidates, .. } => format!(
+                        "option '{arg}' is ambiguous; possibilities: {}",
+                        candidates
+                            .iter()
+                            .map(|c| format!("'{c}'"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                    _ => format!("unrecognized option '{arg}'"),
+                };
+                ScanError {
+                    error,
+                    getopt: Some(getopt),
+                }
+            })?;
+            let full = spec.long.unwrap_or(name);
+            let mut peeked = false;
             let value = match (spec.has_arg, attached) {
                 (HasArg::No, Some(_)) => {
-                    return Err(UsageError::UnexpectedValue {
-                        option: format!("--{}", spec.long.unwrap_or(name)),
-                        given: arg.clone(),
+                    return Err(ScanError {
+                        error: UsageError::UnexpectedValue {
+                            option: format!("--{full}"),
+                            given: arg.clone(),
+                        },
+                        getopt: Some(format!("option '--{full}' doesn't allow an argument")),
                     });
                 }
                 (HasArg::No, None) => None,
                 (_, Some(value)) => Some(value),
                 (HasArg::Required, None) => {
                     let Some(next) = args.get(i) else {
-                        return Err(missing(spec, describe));
+                        return Err(ScanError {
+                            error: missing(spec, describe),
+                            getopt: Some(format!("option '--{full}' requires an argument")),
+                        });
                     };
                     i += 1;
                     Some(next.clone())
@@ -141,19 +191,27 @@ pub fn scan<Id: Copy>(
                     if value.is_none() {
                         after_optional = Some(spec);
                     }
+                    peeked = value.is_some();
                     value
                 }
             };
-            found.push(Found { id: spec.id, value });
+            found.push(Found {
+                id: spec.id,
+                value,
+                peeked,
+            });
             continue;
         }
         let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return Err(stray(arg));
+            return Err(plain(stray(arg)));
         };
         for (at, letter) in cluster.char_indices() {
             let Some(spec) = specs.iter().find(|s| s.short == Some(letter)) else {
-                return Err(UsageError::UnknownOption {
-                    option: format!("-{letter}"),
+                return Err(ScanError {
+                    error: UsageError::UnknownOption {
+                        option: format!("-{letter}"),
+                    },
+                    getopt: Some(format!("invalid option -- '{letter}'")),
                 });
             };
             let rest = &cluster[at + letter.len_utf8()..];
@@ -161,6 +219,7 @@ pub fn scan<Id: Copy>(
                 HasArg::No => found.push(Found {
                     id: spec.id,
                     value: None,
+                    peeked: false,
                 }),
                 HasArg::Required => {
                     let value = if !rest.is_empty() {
@@ -169,24 +228,34 @@ pub fn scan<Id: Copy>(
                         i += 1;
                         next.clone()
                     } else {
-                        return Err(missing(spec, describe));
+                        return Err(ScanError {
+                            error: missing(spec, describe),
+                            getopt: Some(format!("option requires an argument -- '{letter}'")),
+                        });
                     };
                     found.push(Found {
                         id: spec.id,
                         value: Some(value),
+                        peeked: false,
                     });
                     break;
                 }
                 HasArg::Optional(peek) => {
-                    let value = if rest.is_empty() {
-                        take_peeked(args, &mut i, peek)
+                    let (value, peeked) = if rest.is_empty() {
+                        let value = take_peeked(args, &mut i, peek);
+                        let peeked = value.is_some();
+                        (value, peeked)
                     } else {
-                        Some(rest.to_owned())
+                        (Some(rest.to_owned()), false)
                     };
                     if value.is_none() {
                         after_optional = Some(spec);
                     }
-                    found.push(Found { id: spec.id, value });
+                    found.push(Found {
+                        id: spec.id,
+                        value,
+                        peeked,
+                    });
                     break;
                 }
             }
@@ -205,7 +274,8 @@ fn missing<Id: Copy>(spec: &Spec<Id>, describe: &dyn Describe<Id>) -> UsageError
 /// Takes the next word as an optional value if it has the shape `peek` asks for.
 fn take_peeked(args: &[String], i: &mut usize, peek: Peek) -> Option<String> {
     let next = args.get(*i)?;
-    let mut chars = next.chars();
+    // cyclictest peeks with atoi, which skips leading white space (`-t ' 2'`).
+    let mut chars = super::values::trim_c_space(next).chars();
     let first = chars.next()?;
     let numeric = first.is_ascii_digit()
         || (matches!(first, '-' | '+') && chars.next().is_some_and(|c| c.is_ascii_digit()));
@@ -346,6 +416,11 @@ mod tests {
             [(T::Opt, None), (T::Flag, None)]
         );
         assert_eq!(run(&["-t", "-1"]).unwrap(), [(T::Opt, v("-1"))]);
+        // One word `-t 2` (a harness quoting the pair), or a value with a leading space.
+        assert_eq!(run(&["-t 2"]).unwrap(), [(T::Opt, v(" 2"))]);
+        assert_eq!(run(&["-i 500"]).unwrap(), [(T::Req, v(" 500"))]);
+        assert_eq!(run(&["-t", " 2"]).unwrap(), [(T::Opt, v(" 2"))]);
+        assert_eq!(run(&["-a", " 1"]).unwrap(), [(T::Cpus, v(" 1"))]);
         assert_eq!(run(&["-mt"]).unwrap(), [(T::Flag, None), (T::Opt, None)]);
         assert_eq!(run(&["-a", "!0"]).unwrap(), [(T::Cpus, v("!0"))]);
         assert_eq!(run(&["-a", "all"]).unwrap(), [(T::Cpus, v("all"))]);
@@ -359,6 +434,35 @@ mod tests {
             run(&["-t", "all"]),
             Err(UsageError::InvalidValue { option, value, .. }) if option == "-t/--threads" && value == "all"
         ));
+    }
+
+    fn getopt_says(words: &[&str]) -> Option<String> {
+        let args: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        scan_detailed(&args, SPECS, &Expect)
+            .err()
+            .and_then(|e| e.getopt)
+    }
+
+    #[test]
+    fn glibc_complaints() {
+        let says = |w: &[&str], line: &str| assert_eq!(getopt_says(w).as_deref(), Some(line));
+        says(&["-e"], "invalid option -- 'e'");
+        says(&["-me"], "invalid option -- 'e'");
+        says(&["--nope"], "unrecognized option '--nope'");
+        says(&["--nope=3"], "unrecognized option '--nope=3'");
+        says(&["-i"], "option requires an argument -- 'i'");
+        says(&["--interval"], "option '--interval' requires an argument");
+        says(
+            &["--mlock=1"],
+            "option '--mlockall' doesn't allow an argument",
+        );
+        says(
+            &["--inter=4"],
+            "option '--inter=4' is ambiguous; possibilities: '--interval' '--intervention'",
+        );
+        // Words getopt skips: rtlat refuses them, getopt says nothing.
+        assert_eq!(getopt_says(&["5"]), None);
+        assert_eq!(getopt_says(&["-t", "all"]), None);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! `rtlat run` and rtlat invoked as `cyclictest`.
 
 pub mod execute;
+pub mod fifo;
 pub mod getopt;
+// --deepest-idle-state N: idle states limited for the run.
+pub mod idle_states;
 pub mod live;
 pub mod measure;
 pub mod options;

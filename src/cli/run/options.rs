@@ -18,54 +18,19 @@
 //! # Where rtlat deliberately differs from cyclictest 2.40
 //!
 //! cyclictest reads numbers with `atoi` and quietly corrects or ignores many inputs; rtlat
-//! refuses them instead, because a latency run that silently measured something else is worse
-//! than no run. Every case below ends in a [`UsageError`]:
+//! refuses what cyclictest would silently get wrong, because a latency run that silently
+//! measured something else is worse than no run, and otherwise does what cyclictest does:
+//! it reads numbers as `strtol` does (white space and `+` first), warns where cyclictest warns
+//! and carries on with cyclictest's settings (`-S` with `-t`/`-a`, `-p` with a non-real-time
+//! `--policy`, `-d` with `-h`, `-s` with `-x`), and under the name cyclictest ends where
+//! cyclictest ends, with its lines and statuses ([`cyclictest_refusal`]). The differences
+//! that remain are listed in one place, [`super::usage::DIFFERENCES`] (printed by
+//! `cyclictest --help`, and in the README).
 //!
-//! - **Malformed numbers**: `-i 1000x`, `-i x` (cyclictest: 1000 and 0), `-p -5`, `-l 1.5`,
-//!   values that overflow, and `-D 10x` / `-D 1.5m` (cyclictest ignores unknown suffixes and
-//!   stops at the `.`). Only whole numbers, and `-D` suffixes s, m, h, d, are accepted.
-//! - **Out-of-range values that cyclictest clamps or misuses**: `-h`/`-H` above 1000000 buckets
-//!   (clamped), `--latency` below 0 (set to 0), `-c 2` (accepted, then every sleep fails with
-//!   EINVAL), `-i 0` (spins or hangs), `-t 0` / `-t -1` (cyclictest reads both as bare `-t`),
-//!   `-d`/`-A`/`--secaligned` below 0, `-b 0` and `--spike 0` (cyclictest: disabled).
-//! - **Priorities**: `-p 0` without `--policy other|batch|idle` and `-p` outside 1..99
-//!   (cyclictest turns 0 into "threads + 1"); `-p N` or `--priospread` with a non-real-time
-//!   `--policy` (cyclictest switches to SCHED_FIFO with a message); `--priospread` that would
-//!   take a thread below priority 1 (cyclictest gives it SCHED_OTHER); an unknown `--policy`
-//!   name or a prefix such as `fifo2` (cyclictest falls back to SCHED_OTHER / matches prefixes).
-//!   With `--policy batch` or `idle` and no `-p`, rtlat applies that policy, where cyclictest
-//!   runs the threads as SCHED_OTHER.
-//! - **Options cyclictest ignores with a warning or silently**: `-S` with `-t N` or `-a CPUSET`
-//!   (bare `-t`/`-a` with `-S` are fine: they mean the same), `-d N` (N > 0) with `-h`/`-H`
-//!   (cyclictest uses distance 0), `-s` with `-x` (cyclictest drops `-x`), `--latency` with
-//!   `--laptop`/`--default-system` (cyclictest does not write it), `--histfile` without `-h`,
-//!   `--tracemark` without `-b`, `--spike-nodes` without `--spike`.
-//! - **`-r` with `-x`**: cyclictest arms the first expiry of its periodic POSIX timer relative
-//!   to now; rtlat has no such mode, so it refuses rather than pick one.
-//! - **CPUs**: a CPU in `-a`/`--mainaffinity` that is not online or not in the process's
-//!   affinity mask is refused, naming the available CPUs (cyclictest drops it silently, or fails
-//!   with its usage text). CPU lists are the kernel syntax plus libnuma's `all`, `!LIST` (all
-//!   available but LIST) and `+LIST` (positions within the available CPUs).
-//! - **Words that are not options** (`cyclictest 5`, `-t 2 extra`) are refused; getopt skips
-//!   them and cyclictest ignores them. A path option whose value starts with `-`
-//!   (`--json -q`) is refused as a forgotten value (write `./-q` if you mean it).
-//! - **Unknown options** exit with status 2 (cyclictest prints its usage and exits 0).
-//! - **cyclictest options rtlat does not implement** (`-F/--fifo`, `-o/--oscope`,
-//!   `-R/--resolution`, `--dbg_cyclictest`, `--deepest-idle-state`) are refused by name, not
-//!   half-honoured.
-//! - rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
-//!   be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
-//!   does; invoked as `cyclictest`, rtlat refuses them.
-//! - **Output files** (`--json`, `--histfile`) are checked before the run, and one that cannot
-//!   be written is refused with status 2 before anything is measured: a missing or unwritable
-//!   directory, a directory, a file of `/proc` or `/sys`, a symlink owned by another user
-//!   (cyclictest measures, then fails, or writes nothing and exits 0). A write that fails
-//!   after the run (`/dev/full`) is one line naming the file and exit status 4; the other
-//!   outputs are written all the same (cyclictest exits 0 with the results lost). A regular
-//!   file is replaced atomically, keeping its owner and mode, where cyclictest truncates it
-//!   and writes it again (see [`rtlat::output`]); devices and FIFOs are written to by both.
-//! - `--profile NAME` fills in the settings the command line leaves out from a board profile
-//!   (see [`super::profile`]): the options given win, whatever their order.
+//! rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
+//! be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
+//! does; invoked as `cyclictest`, rtlat refuses them. `--profile NAME` fills in the settings
+//! the command line leaves out from a board profile (see [`super::profile`]).
 //!
 //! Kept as cyclictest does it (checked against cyclictest 2.40): without `-a`, thread `i` is
 //! still pinned to the `i`-th available CPU (round-robin); `-S` keeps the default distance of
@@ -106,6 +71,8 @@ pub const MAX_DURATION_SECS: u64 = u32::MAX as u64;
 pub const MAX_PM_QOS_US: u32 = i32::MAX as u32;
 /// Highest real-time priority.
 pub const MAX_RT_PRIORITY: u8 = 99;
+/// Largest `--deepest-idle-state` (the kernel has at most a few dozen idle states).
+pub const MAX_IDLE_STATE: u32 = 1023;
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,6 +128,8 @@ pub struct RunConfig {
     pub histfile: Option<PathBuf>,
     /// `--json`: write the final results to this file, in cyclictest's JSON format.
     pub json: Option<PathBuf>,
+    /// `-F`/`--fifo`: a named pipe that hands out the current statistics while the run runs.
+    pub fifo: Option<PathBuf>,
     /// `-b`/`--breaktrace`: stop the run when a latency exceeds this (in `unit`).
     pub breaktrace: Option<u64>,
     /// `--tracemark`: with `-b`, write the break to ftrace's trace_marker and stop tracing.
@@ -184,8 +153,9 @@ pub struct RunConfig {
     pub spike: Option<u64>,
     /// `--spike-nodes`: how many spikes to keep (default 1024; needs `--spike`).
     pub spike_nodes: u32,
-    /// `--smi`: count System Management Interrupts (x86, needs the MSR driver).
-    pub smi: bool,
+    /// `--deepest-idle-state N`: the deepest CPU idle state the run's CPUs may enter (states
+    /// numbered above N are disabled for the run, restored after); -1 disables them all.
+    pub deepest_idle_state: Option<i32>,
     /// `-v`/`--verbose`: print every sample as `thread:cycle:value`.
     pub verbose: bool,
     /// `-u`/`--unbuffered`: unbuffered stdout.
@@ -202,6 +172,9 @@ pub struct RunConfig {
     pub profile: Option<RunProfile>,
     /// Whether rtlat was invoked as `cyclictest` (then rtlat's own options were refused).
     pub invoked_as_cyclictest: bool,
+    /// What cyclictest warns about and carries on (`-S -t 1`, `-p 80 --policy batch`, ...),
+    /// worded as cyclictest words it; printed on stderr before the run (see [`Plan::notices`]).
+    pub warnings: Vec<String>,
 }
 
 impl Default for RunConfig {
@@ -224,6 +197,7 @@ impl Default for RunConfig {
             histogram: None,
             histfile: None,
             json: None,
+            fifo: None,
             breaktrace: None,
             tracemark: false,
             latency_target_us: None,
@@ -235,7 +209,7 @@ impl Default for RunConfig {
             main_affinity: None,
             spike: None,
             spike_nodes: DEFAULT_SPIKE_NODES,
-            smi: false,
+            deepest_idle_state: None,
             verbose: false,
             unbuffered: false,
             refresh_on_max: false,
@@ -243,6 +217,7 @@ impl Default for RunConfig {
             governor: None,
             profile: None,
             invoked_as_cyclictest: false,
+            warnings: Vec::new(),
         }
     }
 }
@@ -417,11 +392,13 @@ impl fmt::Display for CpuSpec {
 
 impl CpuSpec {
     /// Parses `all`, `!LIST`, `+LIST` or `LIST`.
-    fn parse(text: &str, option: &str) -> Result<CpuSpec, UsageError> {
+    fn parse(given: &str, option: &str) -> Result<CpuSpec, UsageError> {
+        // As cyclictest (libnuma) reads it, white space around the list is skipped.
+        let text = values::trim_c_space(given);
         let list = |body: &str| {
             CpuSet::parse(body).map_err(|err| UsageError::InvalidCpuList {
                 option: option.to_owned(),
-                value: text.to_owned(),
+                value: given.to_owned(),
                 reason: err.to_string(),
             })
         };
@@ -565,7 +542,7 @@ impl RunConfig {
         };
 
         let policy = self.policy();
-        let mut notices = Vec::new();
+        let mut notices = self.warnings.clone();
         let base = if policy.is_realtime() {
             match self.priority {
                 Some(priority) => u32::from(priority),
@@ -655,6 +632,12 @@ impl RunConfig {
         }
         if let Some(path) = &self.histfile {
             check_writable_parent(path, "--histfile")?;
+        }
+        if let Some(path) = &self.fifo {
+            super::fifo::check(path).map_err(|reason| UsageError::NotHere {
+                option: name(Opt::Fifo),
+                reason,
+            })?;
         }
         Ok(())
     }
@@ -750,6 +733,13 @@ pub enum UsageError {
         /// What to use instead.
         reason: String,
     },
+    /// A cyclictest option this machine (or rtlat) cannot carry out (`--smi`).
+    NotHere {
+        /// The option.
+        option: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// A word that is not an option.
     StrayArgument {
         /// The word.
@@ -832,6 +822,7 @@ impl fmt::Display for UsageError {
                 f,
                 "{option} is an rtlat option that cyclictest does not have: run `rtlat run {option} ...` to use it"
             ),
+            UsageError::NotHere { option, reason } => write!(f, "{option}: {reason}"),
             UsageError::Unsupported { option, reason } => {
                 write!(
                     f,
@@ -1022,13 +1013,13 @@ const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Policy, None, "policy", Required, true),
     spec(Opt::Help, Some('?'), "help", No, true),
     spec(Opt::PosixTimers, Some('x'), "posix_timers", No, true),
-    // Newer cyclictest builds (with libcpupower) have it; 2.40 as packaged does not.
+    // Newer cyclictest (built with libcpupower) has it; 2.40 as packaged does not.
     spec(
         Opt::DeepestIdleState,
         None,
         "deepest-idle-state",
         Required,
-        false,
+        true,
     ),
     // rtlat's own: full names only, so abbreviations resolve exactly as in cyclictest.
     spec(Opt::FailAbove, None, "fail-above", Required, false),
@@ -1037,6 +1028,20 @@ const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Governor, None, "governor", Required, false),
     spec(Opt::Profile, None, "profile", Required, false),
 ];
+
+/// The option table as a name reads it: under the name cyclictest, `-n`/`--nanosleep` (gone
+/// from cyclictest 2.x) and `-?` (not in cyclictest's option string; `--help` is) are unknown
+/// options, as getopt tells them in cyclictest.
+fn specs(invoked_as_cyclictest: bool) -> Vec<Spec<Opt>> {
+    SPECS
+        .iter()
+        .filter(|s| !(invoked_as_cyclictest && s.id == Opt::Nanosleep))
+        .map(|s| match s.id {
+            Opt::Help if invoked_as_cyclictest => Spec { short: None, ..*s },
+            _ => *s,
+        })
+        .collect()
+}
 
 fn spec_of(id: Opt) -> &'static Spec<Opt> {
     // Every Opt has exactly one entry (checked by a test); the fallback is never used.
@@ -1061,11 +1066,11 @@ fn expected(id: Opt) -> String {
         }
         Opt::Clock => {
             if rtlat_arm64::HAS_GENERIC_TIMER {
-                "0 (CLOCK_MONOTONIC), 1 (CLOCK_REALTIME) or cntvct (the ARM generic timer)".into()
+                "0 or monotonic (CLOCK_MONOTONIC), 1 or realtime (CLOCK_REALTIME), or cntvct (the ARM generic timer)".into()
             } else {
                 format!(
-                    "0 (CLOCK_MONOTONIC) or 1 (CLOCK_REALTIME); cntvct (the ARM generic timer) \
-                     exists only on aarch64 and this rtlat is built for {}",
+                    "0 or monotonic (CLOCK_MONOTONIC), 1 or realtime (CLOCK_REALTIME); cntvct (the ARM \
+                     generic timer) exists only on aarch64 and this rtlat is built for {}",
                     rtlat_arm64::TARGET_ARCH
                 )
             }
@@ -1086,7 +1091,9 @@ fn expected(id: Opt) -> String {
         Opt::SpikeNodes => format!("a number of spikes to keep, 1 to {MAX_SPIKE_NODES}"),
         Opt::Threads => format!("a thread count of 1 to {MAX_THREADS} (bare -t: one per CPU)"),
         Opt::Policy => "one of other, normal, batch, idle, fifo, rr".into(),
-        Opt::DeepestIdleState => "an idle state number".into(),
+        Opt::DeepestIdleState => format!(
+            "an idle state number of 0 to {MAX_IDLE_STATE} (states above it are disabled for the run), or -1 (all of them)"
+        ),
         Opt::FailAbove => format!("a latency of 0 to {MAX_THRESHOLD} µs"),
         Opt::Unit => "us or ns".into(),
         Opt::Timer => "one of abs, rel, nanosleep, posix, timerfd".into(),
@@ -1134,7 +1141,7 @@ fn invalid(id: Opt, value: &str) -> UsageError {
 
 /// A whole number within `min..=max`, or the option's usage error.
 fn number(id: Opt, value: &str, min: u64, max: u64) -> Result<u64, UsageError> {
-    match values::whole_number(value) {
+    match values::c_number(value) {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         Ok(_) | Err(NumberError::NotANumber | NumberError::TooLarge) => Err(invalid(id, value)),
     }
@@ -1179,7 +1186,7 @@ fn policy(value: &str) -> Option<Policy> {
 /// `invoked_as_cyclictest`: rtlat was run under the name `cyclictest`; its own options
 /// (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) are then refused.
 pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, UsageError> {
-    let found = getopt::scan(args, SPECS, &Expectations)?;
+    let found = getopt::scan(args, &specs(invoked_as_cyclictest), &Expectations)?;
     if found.iter().any(|f| f.id == Opt::Help) {
         return Ok(Parsed::Help);
     }
@@ -1191,6 +1198,7 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     // What the post-parse checks need to know beyond the config itself.
     let mut thread_count_given = None;
     let mut affinity_set_given = None;
+    let mut affinity_after_smp = false;
     let (mut relative, mut system, mut posix) = (false, false, false);
     let mut timer = None;
     let mut nsecs = false;
@@ -1220,6 +1228,8 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
         let value = value.as_str();
         match id {
             Opt::Help => {}
+            // cyclictest ignores -a after -S (and warns below).
+            Opt::Affinity if config.smp => affinity_after_smp = true,
             Opt::Affinity => {
                 if bare {
                     config.affinity = None;
@@ -1245,9 +1255,21 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             }
             Opt::Breaktrace => config.breaktrace = Some(number(id, value, 1, MAX_THRESHOLD)?),
             Opt::Clock => {
-                config.clock = match value {
-                    "0" => Clock::Monotonic,
-                    "1" => Clock::Realtime,
+                let trimmed = values::trim_c_space(value);
+                config.clock = match trimmed {
+                    _ if values::c_number(trimmed) == Ok(0) => Clock::Monotonic,
+                    _ if values::c_number(trimmed) == Ok(1) => Clock::Realtime,
+                    // Symbolic names, as newer cyclictest and clock_gettime(2) call them.
+                    _ if trimmed.eq_ignore_ascii_case("monotonic")
+                        || trimmed.eq_ignore_ascii_case("CLOCK_MONOTONIC") =>
+                    {
+                        Clock::Monotonic
+                    }
+                    _ if trimmed.eq_ignore_ascii_case("realtime")
+                        || trimmed.eq_ignore_ascii_case("CLOCK_REALTIME") =>
+                    {
+                        Clock::Realtime
+                    }
                     // rtlat's own value: cyclictest's -c takes a number only.
                     #[cfg(target_arch = "aarch64")]
                     "cntvct" if invoked_as_cyclictest => {
@@ -1294,20 +1316,36 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             Opt::Relative => relative = true,
             Opt::System => system = true,
             Opt::PosixTimers => posix = true,
+            // rtlat reads no SMI counter: it fails as cyclictest does on a processor without
+            // one (under the name cyclictest, with cyclictest's FATAL line and status 1).
             Opt::Smi => {
-                if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-                    return Err(UsageError::Unsupported {
-                        option: name(id),
-                        reason: "SMI counting needs an x86 processor".into(),
-                    });
-                }
-                config.smi = true;
+                return Err(UsageError::NotHere {
+                    option: name(id),
+                    reason: if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+                        "SMI counting is not supported here: rtlat reads no SMI counter (cyclictest reads one on Intel CPUs with the msr driver); run without --smi".into()
+                    } else {
+                        "SMI counting is not supported: it needs an x86 processor; run without --smi".into()
+                    },
+                });
+            }
+            Opt::DeepestIdleState => {
+                // -1: no idle state at all; N: none deeper than state N.
+                let state = match values::trim_c_space(value) {
+                    "-1" => -1,
+                    _ => number_u32(id, value, 0, MAX_IDLE_STATE)? as i32,
+                };
+                config.deepest_idle_state = Some(state);
             }
             Opt::Smp => config.smp = true,
             Opt::Spike => config.spike = Some(number(id, value, 1, MAX_THRESHOLD)?),
             Opt::SpikeNodes => {
                 config.spike_nodes = number_u32(id, value, 1, MAX_SPIKE_NODES)?;
                 spike_nodes_given = true;
+            }
+            Opt::Threads if config.smp => {
+                config
+                    .warnings
+                    .push("WARN: -t ignored due to smp mode".into());
             }
             Opt::Threads => {
                 if bare {
@@ -1322,12 +1360,8 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             Opt::Unbuffered => config.unbuffered = true,
             Opt::Verbose => config.verbose = true,
             Opt::Policy => config.policy = Some(policy(value).ok_or_else(|| invalid(id, value))?),
-            Opt::Fifo
-            | Opt::Oscope
-            | Opt::Resolution
-            | Opt::Nanosleep
-            | Opt::DbgCyclictest
-            | Opt::DeepestIdleState => {
+            Opt::Fifo => config.fifo = Some(path(id, value)?),
+            Opt::Oscope | Opt::Resolution | Opt::Nanosleep | Opt::DbgCyclictest => {
                 return Err(unsupported(id));
             }
             Opt::FailAbove | Opt::Unit | Opt::Timer | Opt::Governor | Opt::Profile
@@ -1363,23 +1397,20 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
         }
     }
 
-    // -S: one thread per available CPU, pinned round-robin; -t N and -a CPUSET contradict it.
+    // -S: one thread per available CPU, pinned round-robin. As in cyclictest, -t and -a are
+    // ignored with a warning (a -t N before -S is ignored silently by cyclictest; rtlat warns
+    // too). Under the name cyclictest, -a before -S is cyclictest's fatal error (see
+    // `cyclictest_refusal`).
     if config.smp {
-        if let Some(count) = thread_count_given {
-            return Err(UsageError::Conflict {
-                option: "-S/--smp".into(),
-                with: format!("-t {count}"),
-                reason: "-S runs one thread per CPU; drop -t N, or drop -S and use -t N -a".into(),
-            });
+        if thread_count_given.is_some() {
+            config
+                .warnings
+                .push("WARN: -t ignored due to smp mode".into());
         }
-        if let Some(set) = affinity_set_given {
-            return Err(UsageError::Conflict {
-                option: "-S/--smp".into(),
-                with: format!("-a {set}"),
-                reason:
-                    "-S uses every available CPU; drop -a CPUSET, or drop -S and use -t -a CPUSET"
-                        .into(),
-            });
+        if affinity_after_smp || affinity_set_given.is_some() {
+            config
+                .warnings
+                .push("WARN: -a ignored due to smp mode".into());
         }
         config.threads = Threads::PerCpu;
         config.affinity = None;
@@ -1390,18 +1421,12 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             buckets,
             with_total,
         });
-        if let Some(distance) = config.distance.filter(|&d| d != 0) {
-            return Err(UsageError::Conflict {
-                option: format!("-d {distance}"),
-                with: name(if with_total {
-                    Opt::Histofall
-                } else {
-                    Opt::Histogram
-                }),
-                reason:
-                    "with a histogram every thread uses the same interval (distance 0); drop -d"
-                        .into(),
-            });
+        // With a histogram every thread uses the same interval (distance 0), as cyclictest
+        // says when -d was given.
+        if config.distance.is_some() {
+            config
+                .warnings
+                .push("WARN: distance is ignored and set to 0, if histogram enabled".into());
         }
     }
 
@@ -1414,7 +1439,19 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     if let Some(board) = board {
         profile::fill_in(&mut config, board, &given);
     }
-    check_priority(&config)?;
+    settle_priority(&mut config);
+    if system && posix {
+        // cyclictest's words; -s wins.
+        config.warnings.extend(
+            [
+                "WARN: The system option requires clock_nanosleep",
+                "WARN: and is not compatible with posix_timers",
+                "WARN: Using clock_nanosleep",
+            ]
+            .map(String::from),
+        );
+        posix = false;
+    }
     config.timer = resolve_timer(relative, system, posix, timer)?;
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct && config.timer != Timer::Absolute {
@@ -1485,7 +1522,6 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
 
 fn unsupported(id: Opt) -> UsageError {
     let reason = match id {
-        Opt::Fifo => "read the results with --json PATH, or send SIGUSR1 for the current status",
         Opt::Oscope => "use -v and reduce the samples with another tool",
         Opt::Resolution => "rtlat reports clock facts in `rtlat audit`",
         Opt::DbgCyclictest => "it prints cyclictest's internal state",
@@ -1514,39 +1550,36 @@ fn priority_error(value: &str, policy: Option<Policy>) -> UsageError {
     }
 }
 
-/// `-p` and `--priospread` against `--policy`, whatever their order.
-fn check_priority(config: &RunConfig) -> Result<(), UsageError> {
-    let explicit = config.policy;
-    match (explicit, config.priority) {
-        // fifo/rr (explicit, or implied by -p): 1..=99.
-        (None, Some(0)) => return Err(priority_error("0", None)),
-        (Some(policy), Some(0)) if policy.is_realtime() => {
-            return Err(priority_error("0", Some(policy)));
+/// `-p` and `--priospread` against `--policy`, whatever their order, as cyclictest settles
+/// them: `-p 0` with no policy or a real-time one means the default priority (threads + 1,
+/// told in a notice by [`RunConfig::plan`]); a priority (or `--priospread`) with
+/// `--policy other|batch|idle` switches to SCHED_FIFO with cyclictest's warning.
+fn settle_priority(config: &mut RunConfig) {
+    match (config.policy, config.priority) {
+        (None, Some(0)) => {
+            config.priority = None;
+            config.policy = Some(Policy::Fifo);
         }
-        (Some(policy), Some(priority)) if !policy.is_realtime() && priority != 0 => {
-            return Err(UsageError::Conflict {
-                option: format!("-p/--priority {priority}"),
-                with: format!("--policy {}", policy.short_name()),
-                reason: format!(
-                    "{} has no real-time priority; use --policy fifo or rr, or drop -p",
-                    policy.sched_name()
-                ),
-            });
+        (Some(policy), Some(0)) if policy.is_realtime() => config.priority = None,
+        (Some(policy), Some(priority))
+            if !policy.is_realtime() && (priority != 0 || config.priospread) =>
+        {
+            config.warnings.push(POLICY_MISMATCH.into());
+            config.policy = Some(Policy::Fifo);
+            if priority == 0 {
+                config.priority = None;
+            }
+        }
+        (Some(policy), None) if !policy.is_realtime() && config.priospread => {
+            config.warnings.push(POLICY_MISMATCH.into());
+            config.policy = Some(Policy::Fifo);
         }
         _ => {}
     }
-    if let Some(policy) = explicit.filter(|p| config.priospread && !p.is_realtime()) {
-        return Err(UsageError::Conflict {
-            option: "--priospread".into(),
-            with: format!("--policy {}", policy.short_name()),
-            reason: format!(
-                "{} has no real-time priorities to spread; use --policy fifo or rr",
-                policy.sched_name()
-            ),
-        });
-    }
-    Ok(())
 }
+
+/// cyclictest's words when a priority comes with a non-real-time policy.
+const POLICY_MISMATCH: &str = "policy and priority don't match: setting policy to SCHED_FIFO";
 
 /// `-r`, `-s`, `-x` and `--timer` into one timer, refusing contradictions.
 fn resolve_timer(
@@ -1595,6 +1628,10 @@ fn resolve_timer(
         }),
     }
 }
+
+// How cyclictest ends on the command lines it refuses (the cyclictest front's statuses).
+mod refusal;
+pub use refusal::{Refusal, cyclictest_refusal};
 
 #[cfg(test)]
 mod tests;

@@ -371,7 +371,7 @@ mod tests {
         assert!(matches!(err, UsageError::RtlatOnly { .. }), "{err}");
         assert!(err.to_string().starts_with("--profile is an rtlat option"));
         // A contradiction among the options given is still one.
-        assert!(error("--profile bubblegum96 --policy other -p 5").contains("--policy other"));
+        assert!(error("--profile bubblegum96 -A 5 --secaligned").contains("--secaligned"));
     }
 
     #[test]

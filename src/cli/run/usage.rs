@@ -30,8 +30,9 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
          \x20 -d, --distance=US      thread i's interval is -i + i × US (default 500)\n\
          \x20 -l, --loops=N          stop when a thread has done N cycles (default 0: no limit)\n\
          \x20 -D, --duration=TIME    stop after TIME: seconds, or a number with s, m, h or d\n\
-         \x20 -c, --clock=N          0: CLOCK_MONOTONIC (default), 1: CLOCK_REALTIME, cntvct: the ARM\n\
-         \x20                        generic timer, read in user space (aarch64 only; absolute sleeps)\n\
+         \x20 -c, --clock=N          0 or monotonic: CLOCK_MONOTONIC (default), 1 or realtime:\n\
+         \x20                        CLOCK_REALTIME, cntvct: the ARM generic timer, read in user\n\
+         \x20                        space (aarch64 only; absolute sleeps)\n\
          \x20 -r, --relative         sleep relative to now instead of to an absolute deadline\n\
          \x20 -s, --system           sleep with plain nanosleep\n\
          \x20 -x, --posix_timers     wake from a periodic POSIX timer\n\
@@ -48,6 +49,7 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
          \x20 -H, --histofall=N      like -h, plus a column summing all threads\n\
          \x20     --histfile=PATH    write the histogram to PATH instead of standard output\n\
          \x20     --json=PATH        write the results to PATH as JSON\n\
+         \x20 -F, --fifo=PATH        a named pipe at PATH: each reader gets the current T: lines\n\
          \x20 -b, --breaktrace=N     stop when a latency exceeds N\n\
          \x20     --tracemark        with -b: mark the break in the ftrace buffer, stop tracing\n\
          \x20     --spike=N          record every latency above N\n\
@@ -58,7 +60,9 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
          \x20 -m, --mlockall        lock all memory\n\
          \x20     --latency=US       value written to /dev/cpu_dma_latency (default 0)\n\
          \x20     --laptop           leave /dev/cpu_dma_latency alone (save battery)\n\
-         \x20     --default-system   leave /dev/cpu_dma_latency alone (measure the system as is)\n"
+         \x20     --default-system   leave /dev/cpu_dma_latency alone (measure the system as is)\n\
+         \x20     --deepest-idle-state=N  keep the run's CPUs (-a, else all) out of idle states\n\
+         \x20                        deeper than N (-1: all) for the run; restored at exit\n"
     );
     if !invoked_as_cyclictest {
         text.push_str(
@@ -78,6 +82,10 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
             super::profile::names()
         ));
     }
+    if invoked_as_cyclictest {
+        text.push('\n');
+        text.push_str(DIFFERENCES);
+    }
     text.push_str(
         "\n\
          \x20 -?, --help             print this help\n\
@@ -91,6 +99,41 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
     text.push('\n');
     text
 }
+
+/// Every way rtlat as `cyclictest` differs from cyclictest 2.40 (rt-tests), on purpose; the
+/// README carries the same list. Checked side by side in `tests/cyclictest_compat.rs`.
+pub const DIFFERENCES: &str = "\
+Where this cyclictest differs from cyclictest 2.40, on purpose:
+- It ends as cyclictest does on an unknown option (the usage, status 0), on a value
+  cyclictest cannot use (the usage, status 1, after a line naming the value) and on a FATAL
+  setting (status 1), and warns where cyclictest warns. Other bad input is refused with
+  status 2 and one line: what cyclictest would silently get wrong, listed below.
+- Numbers: white space before them and a + sign are read as strtol reads them ('-h 3500' as
+  one word); trailing garbage is refused (-i 1000x, -p 80x, -l 1.5, -D 10x, -D 1.5m), where
+  cyclictest's atoi keeps the prefix or reads 0, and so are overflows.
+- Values cyclictest misuses: -i 0 (it spins), -c 2 (every sleep fails), -t 0 as a separate
+  word (read as bare -t), -b 0 and --spike 0 (off), -d, -A, --secaligned or --latency below
+  0, -h/-H above 1000000 (clamped), an unknown --policy name or a prefix (fifo2).
+- Settings cyclictest drops silently: --latency with --laptop or --default-system,
+  --histfile without -h/-H, --tracemark without -b, --spike-nodes without --spike, -r with
+  -x, a word that is not an option (cyclictest 5), a path value that starts with - (--json
+  -q: write ./-q), a value that looks like an option (-l -q).
+- -a/--mainaffinity: a CPU offline or outside this process's affinity is refused, naming
+  the available CPUs; lists also take all, !LIST and +LIST. --priospread below priority 1
+  is refused (cyclictest runs that thread SCHED_OTHER).
+- --policy batch or idle without -p applies that policy (cyclictest runs SCHED_OTHER);
+  --policy other|batch|idle before -p, and -t N before -S, warn as the other order does
+  (cyclictest is silent in this order).
+- -c also takes monotonic and realtime (cyclictest 2.40 reads both as 0, monotonic).
+- --smi: no SMI counter is read; it fails as cyclictest fails on a CPU without one.
+- -F PATH: a named pipe already at PATH is used and left; anything else there is refused
+  (cyclictest deletes it).
+- --deepest-idle-state (newer cyclictest) writes the cpuidle files itself (no libcpupower).
+- -o/--oscope, -R/--resolution, --dbg_cyclictest and rtlat's own options are refused by
+  name (run `rtlat run` for --fail-above, --unit, --timer, --governor, --profile).
+- --json and --histfile are checked before the run (status 2 if they cannot be written); a
+  write that fails after the run exits 4 (cyclictest: 0, the results lost).
+";
 
 #[cfg(test)]
 mod tests {
@@ -113,10 +156,26 @@ mod tests {
                 "{option}"
             );
         }
-        assert!(rtlat.contains("--timer") && !cyclictest.contains("--timer"));
-        assert!(rtlat.contains("--profile=NAME") && !cyclictest.contains("--profile"));
+        assert!(rtlat.contains("--timer=KIND") && !cyclictest.contains("--timer=KIND"));
+        assert!(rtlat.contains("--profile=NAME") && !cyclictest.contains("--profile=NAME"));
         assert!(rtlat.contains("NAME: bubblegum96"));
         assert!(cyclictest.starts_with("Usage: cyclictest"));
+        assert!(cyclictest.contains(DIFFERENCES) && !rtlat.contains(DIFFERENCES));
+        for option in ["--deepest-idle-state", "--fifo", "monotonic"] {
+            assert!(
+                rtlat.contains(option) && cyclictest.contains(option),
+                "{option}"
+            );
+        }
+        assert!(
+            cyclictest.lines().all(|l| l.chars().count() <= 100),
+            "lines stay readable"
+        );
+        // The README carries the same list.
+        let readme = include_str!("../../../README.md");
+        for line in DIFFERENCES.lines().skip(1) {
+            assert!(readme.contains(line.trim_start()), "README lacks: {line}");
+        }
         assert!(
             rtlat.lines().all(|l| l.chars().count() <= 100),
             "lines stay readable"
