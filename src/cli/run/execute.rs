@@ -59,12 +59,12 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
         Some(options::Refusal::Getopt(complaint)) => {
             // glibc names the program as it was invoked (argv[0]).
             let argv0 = std::env::args_os().next().unwrap_or_default();
-            eprintln!("{}: {complaint}", argv0.to_string_lossy());
-            print!("{}", usage(true));
+            errln!("{}: {complaint}", argv0.to_string_lossy());
+            out!("{}", usage(true));
             return ExitCode::SUCCESS;
         }
         Some(options::Refusal::Fatal(line)) => {
-            eprintln!("{line}");
+            errln!("{line}");
             return ExitCode::from(1);
         }
         Some(options::Refusal::Usage) | None => {}

@@ -76,7 +76,7 @@ impl RunIdleStates {
                 n => format!("idle states deeper than state {n}"),
             };
             let cpus = cpus_text(&self.cpus);
-            eprintln!(
+            errln!(
                 "# {which} disabled on {cpus} for the run ({count} switched off, restored at exit)"
             );
         }
