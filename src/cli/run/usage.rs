@@ -133,6 +133,14 @@ Where this cyclictest differs from cyclictest 2.40, on purpose:
   name (run `rtlat run` for --fail-above, --unit, --timer, --governor, --profile).
 - --json and --histfile are checked before the run (status 2 if they cannot be written); a
   write that fails after the run exits 4 (cyclictest: 0, the results lost).
+- -t -N (a negative count as a separate word) is refused (cyclictest: invalid option, usage, 0).
+- A reader gone (-v | head): the run is ended and undone and its files written, then the
+  process dies of SIGPIPE (cyclictest dies at once, its /dev/shm file left behind).
+- Each SIGUSR2 snapshot replaces the last from the file's first byte (cyclictest's file keeps
+  NUL bytes from the second snapshot on).
+- --tracemark uses tracefs where it is mounted and never mounts debugfs itself.
+- A run whose interval is longer than its -D ends about a second after the duration, not at
+  the next wake-up.
 ";
 
 #[cfg(test)]
