@@ -414,8 +414,11 @@ mod tests {
     fn xenomai_only_options_are_refused_with_the_reason() {
         assert!(error("-t 1").contains("timerbench"));
         assert!(error("-t2").contains("timer handler"));
-        assert!(error("-b").contains("mode switches"));
-        assert!(error("-f").contains("--tracemark"));
+    }
+
+    #[test]
+    fn b_and_f_change_nothing_as_on_mercury() {
+        assert_eq!(config("-b -f -T 3"), config("-T 3"));
     }
 
     #[test]

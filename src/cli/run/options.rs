@@ -1544,7 +1544,7 @@ fn priority_error(value: &str, policy: Option<Policy>) -> UsageError {
         option: name(Opt::Priority),
         value: value.to_owned(),
         expected: format!(
-            "a priority of 1 to {MAX_RT_PRIORITY} for {}",
+            "a priority of 1 to {MAX_RT_PRIORITY} for {} (0: the default)",
             policy.sched_name()
         ),
     }
