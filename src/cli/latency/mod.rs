@@ -58,11 +58,18 @@ pub fn main(args: &[String]) -> ExitCode {
 /// value it cannot use (a period over 1 s, a CPU it cannot run on, `-t 1`/`-t 2` on a
 /// system without its core, an unknown `-t`) ends it with status 1 (`error(1, EINVAL, …)`),
 /// an option it does not know with its usage and 2. As `rtlat latency`, rtlat's 2 for both.
+/// Values Xenomai reads with `atoi` and gets wrong (`-p abc` is its default period there,
+/// `-c x` CPU 0) are refused with rtlat's 2 under either name.
 fn refusal_status(e: &options::LatencyError) -> u8 {
     use crate::cli::run::options::UsageError;
     match e {
-        options::LatencyError::Usage(UsageError::InvalidValue { .. })
-        | options::LatencyError::Unavailable { .. } => value_refused_status(),
+        options::LatencyError::Unavailable { .. } => value_refused_status(),
+        options::LatencyError::Usage(UsageError::InvalidValue { option, value, .. })
+            if matches!(option.as_str(), "-p" | "-c" | "-t")
+                && value.trim_start().parse::<i64>().is_ok() =>
+        {
+            value_refused_status()
+        }
         options::LatencyError::Usage(_) => exit_status::BAD_INPUT,
     }
 }

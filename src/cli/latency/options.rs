@@ -209,7 +209,9 @@ impl Expected {
     fn of(id: Opt) -> String {
         match id {
             Opt::Gnuplot => "a file name, or - for standard output".into(),
-            Opt::Period => format!("a sampling period of 1 to {MAX_PERIOD_US} µs"),
+            Opt::Period => {
+                format!("a sampling period of 1 to {MAX_PERIOD_US} µs (0: the default)")
+            }
             Opt::Lines => format!("0 (no headers) to {MAX_INT} data lines per header"),
             Opt::Duration => format!("0 (the warm-up second only) to {MAX_INT} seconds"),
             Opt::Cells => format!("1 to {MAX_CELLS} histogram cells"),
@@ -273,7 +275,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
             Opt::Stats => c.stats = true,
             Opt::Cells => c.cells = number(f.id, 'H', value, 1, MAX_CELLS)? as usize,
             Opt::Bucket => c.bucket_ns = number(f.id, 'B', value, 1, MAX_BUCKET_NS)?,
-            Opt::Period => c.period_us = number(f.id, 'p', value, 1, MAX_PERIOD_US)?,
+            // -p 0 is the default period, as in Xenomai.
+            Opt::Period => {
+                c.period_us = match number(f.id, 'p', value, 0, MAX_PERIOD_US)? {
+                    0 => DEFAULT_PERIOD_US,
+                    us => us,
+                }
+            }
             Opt::Lines => c.lines = number(f.id, 'l', value, 0, MAX_INT)?,
             Opt::Duration => c.duration_s = Some(number(f.id, 'T', value, 0, MAX_INT)?),
             Opt::Quiet => quiet = true,
@@ -389,7 +397,6 @@ mod tests {
     #[test]
     fn bad_values_name_the_option_and_the_range() {
         for (line, needle) in [
-            ("-p 0", "-p"),
             ("-p 1000001", "1 to 1000000 µs"),
             ("-p 1x", "-p"),
             ("-P 0", "1 to 99"),
@@ -414,6 +421,11 @@ mod tests {
     fn xenomai_only_options_are_refused_with_the_reason() {
         assert!(error("-t 1").contains("timerbench"));
         assert!(error("-t2").contains("timer handler"));
+    }
+
+    #[test]
+    fn p_0_is_the_default_period_as_in_xenomai() {
+        assert_eq!(config("-p 0").period_us, DEFAULT_PERIOD_US);
     }
 
     #[test]
