@@ -108,8 +108,8 @@ fn rteval_reads_rtlat_as_it_reads_cyclictest() {
     let threads = format!("-t{cores}");
     let affinity = format!("-a{cpulist}");
     // rteval passes the histogram option as the one argument '-h 3500' (the value with a
-    // leading space, read as strtol reads it); written here without the space.
-    let args = ["-i100", "-qmu", "-h3500", "-p95", &threads, &affinity];
+    // leading space, which cyclictest reads as strtol does).
+    let args = ["-i100", "-qmu", "-h 3500", "-p95", &threads, &affinity];
     let mut results = Vec::new();
     for (name, program) in both(&alias) {
         let child = common::spawn(&program, &args, None);
