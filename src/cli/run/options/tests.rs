@@ -439,7 +439,6 @@ fn invalid_invocations() {
         ("--fail", "--fail", "unknown option '--fail' (--help lists the options)"),
         ("--deepest-idle-state=-2", "--deepest-idle-state", "invalid value '-2' for --deepest-idle-state: expected an idle state number of 0 to 1023 (states above it are disabled for the run), or -1 (all of them)"),
         ("--deepest-idle-state 1x", "--deepest-idle-state", "invalid value '1x' for --deepest-idle-state: expected an idle state number of 0 to 1023 (states above it are disabled for the run), or -1 (all of them)"),
-        ("-c 2", "-c/--clock", "invalid value '2' for -c/--clock: expected 0 or monotonic (CLOCK_MONOTONIC), 1 or realtime (CLOCK_REALTIME); cntvct (the ARM generic timer) exists only on aarch64 and this rtlat is built for x86_64"),
         ("--histfile h.txt", "--histfile", "--histfile has no effect without -h/--histogram or -H/--histofall: add it or drop --histfile"),
         ("--tracemark", "--tracemark", "--tracemark has no effect without -b/--breaktrace: add it or drop --tracemark"),
         ("--json", "--json", "option --json needs a value: expected a file path"),
