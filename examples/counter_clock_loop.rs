@@ -12,7 +12,10 @@ use std::process::ExitCode;
 
 #[cfg(all(target_arch = "aarch64", target_os = "linux"))]
 fn main() -> ExitCode {
-    let given: Vec<String> = std::env::args().skip(1).collect();
+    let given: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let arg = |i: usize, default: u64| given.get(i).map_or(Some(default), |a| a.parse().ok());
     match (arg(0, 10_000), arg(1, 1_000)) {
         (Some(loops @ 1..), Some(interval_us @ 1..=1_000_000)) if given.len() <= 2 => {

@@ -14,7 +14,10 @@ use std::process::ExitCode;
 const PRIORITY: i32 = 80;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let parsed = match args.len() {
         0..=2 => positive(&args, 0, "LOOPS", 10_000)
             .and_then(|loops| Ok((loops, positive(&args, 1, "INTERVAL_US", 1_000)?))),

@@ -42,11 +42,19 @@ impl Snapshot {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<u64> = Vec::from_iter(std::env::args().skip(1).map(|a| a.parse().unwrap_or(0)));
+    let args: Vec<u64> = Vec::from_iter(
+        std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .map(|a| a.parse().unwrap_or(0)),
+    );
     let periods = *args.first().unwrap_or(&2000);
     let period_us = *args.get(1).unwrap_or(&1000);
     if args.len() > 2 || periods == 0 || !(1..=1_000_000).contains(&period_us) {
-        let given: Vec<String> = std::env::args().skip(1).collect();
+        let given: Vec<String> = std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         eprintln!("servo_monitor: bad arguments {given:?}: PERIODS ≥ 1 and 1 ≤ PERIOD_US ≤ 10⁶");
         return ExitCode::from(BAD_INPUT);
     }
