@@ -510,27 +510,17 @@ fn without_privilege_the_error_names_root_and_nothing_changes() {
     );
     let (dir, root) = copy_of_tree("cpufreq-nobody");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let binary = dir.join("rtlat");
-    common::place_rtlat(&binary);
-    let out = std::process::Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&binary)
-        .args([
+    let out = common::as_nobody_in(
+        dir.path(),
+        &[
             "cpufreq",
             "--root",
             root.to_str().unwrap(),
             "--governor",
             "performance",
-        ])
-        .arg("--apply")
-        .current_dir(dir.path())
-        .output()
-        .expect("setpriv (util-linux) must be installed");
+            "--apply",
+        ],
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -869,8 +869,6 @@ pub fn copy_of_hp_t630(tag: &str) -> (TempDir, std::path::PathBuf) {
 // ---------------------------------------------------------------------------------------------
 // `rtlat run` over a copied cpufreq tree, in a private mount namespace.
 
-/// Runs rtlat as user `nobody` with no capabilities (`setpriv`, util-linux), from a copy of
-/// the binary in a world-readable temporary folder, in that folder. Needs root.
 /// Puts the rtlat binary at `to` (another name, or a folder of its own): a hard link where the
 /// file system allows one, else a copy. A link is never open for writing, so no child that
 /// another test thread forks in the meantime can hold it open and make executing it fail
@@ -883,25 +881,35 @@ pub fn place_rtlat(to: &Path) {
     }
 }
 
+/// Runs rtlat as user `nobody` with no capabilities (`setpriv`, util-linux), from a copy of
+/// the binary in a world-readable temporary folder, in that folder. Needs root.
 pub fn as_nobody(args: &[&str]) -> std::process::Output {
     use std::os::unix::fs::PermissionsExt as _;
     use std::sync::atomic::{AtomicUsize, Ordering};
     static CALLS: AtomicUsize = AtomicUsize::new(0);
-    assert!(
-        is_root(),
-        "these tests switch to user nobody and need to run as root"
-    );
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("rtlat-nobody-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = as_nobody_in(&dir, args);
+    std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
+
+/// Runs rtlat as user `nobody` with no capabilities from `dir` (world-readable), where the
+/// binary is placed as `dir/rtlat`. Needs root.
+pub fn as_nobody_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    assert!(
+        is_root(),
+        "these tests switch to user nobody and need to run as root"
+    );
     let binary = dir.join("rtlat");
     place_rtlat(&binary);
-    // A child that another test thread forks while the copy is still open for writing holds
-    // that descriptor until it execs: executing the copy in that moment fails with ETXTBSY
-    // ("Text file busy"). The descriptor is gone a moment later, so that is tried again.
+    // Where only a copy was possible, a child that another test thread forks while the copy
+    // is still open for writing holds that descriptor until it execs: executing the copy in
+    // that moment fails with ETXTBSY ("Text file busy"). It is gone a moment later.
     let mut attempts = 0;
-    let out = loop {
+    loop {
         let out = std::process::Command::new("setpriv")
             .args([
                 "--reuid=65534",
@@ -911,7 +919,7 @@ pub fn as_nobody(args: &[&str]) -> std::process::Output {
             ])
             .arg(&binary)
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .expect("setpriv (util-linux) must be installed");
         attempts += 1;
@@ -920,9 +928,7 @@ pub fn as_nobody(args: &[&str]) -> std::process::Output {
             break out;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    std::fs::remove_dir_all(&dir).unwrap();
-    out
+    }
 }
 
 /// Whether the tests run as root.
