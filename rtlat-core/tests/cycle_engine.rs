@@ -2,42 +2,11 @@
 //! The timer "wakes" each deadline plus a scripted delay, and the test checks exactly what
 //! the engine recorded, skipped and reported.
 
-use rtlat_core::{Clock, CycleConfig, CycleEngine, Error, Outcome, Record, Stats, Timer};
+use rtlat_core::{CycleConfig, CycleEngine, Error, Outcome, Record, Stats};
 use std::cell::Cell;
-use std::convert::Infallible;
 
-/// Simulated time in ticks.
-struct SimClock<'a> {
-    now: &'a Cell<u64>,
-    rate_hz: u64,
-}
-
-impl Clock for SimClock<'_> {
-    type Error = Infallible;
-    fn now(&mut self) -> Result<u64, Infallible> {
-        Ok(self.now.get())
-    }
-    fn rate_hz(&self) -> u64 {
-        self.rate_hz
-    }
-}
-
-/// Wakes each deadline plus the next scripted delay (ticks; negative wakes early).
-struct SimTimer<'a> {
-    now: &'a Cell<u64>,
-    delays: std::vec::IntoIter<i64>,
-    deadlines: Vec<u64>,
-}
-
-impl Timer for SimTimer<'_> {
-    type Error = &'static str;
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), &'static str> {
-        self.deadlines.push(deadline);
-        let delay = self.delays.next().ok_or("script exhausted")?;
-        self.now.set(deadline.checked_add_signed(delay).unwrap());
-        Ok(())
-    }
-}
+mod sim;
+use sim::{SimClock, SimTimer};
 
 /// Records every latency in order.
 #[derive(Default)]

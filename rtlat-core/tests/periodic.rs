@@ -3,46 +3,15 @@
 //! hold the thread up after a run, and the test checks which deadlines were slept to, which
 //! ran at once, and what was counted.
 
-use rtlat_core::{Clock, Error, Periodic, Run, Timer};
+use rtlat_core::{Error, Periodic, Run};
 use std::cell::Cell;
-use std::convert::Infallible;
 
-/// Simulated time in ticks.
-struct SimClock<'a> {
-    now: &'a Cell<u64>,
-    rate_hz: u64,
-}
-
-impl Clock for SimClock<'_> {
-    type Error = Infallible;
-    fn now(&mut self) -> Result<u64, Infallible> {
-        Ok(self.now.get())
-    }
-    fn rate_hz(&self) -> u64 {
-        self.rate_hz
-    }
-}
-
-/// Wakes each deadline plus the next scripted delay (ticks); records the deadlines slept to.
-struct SimTimer<'a> {
-    now: &'a Cell<u64>,
-    delays: std::vec::IntoIter<u64>,
-    slept_to: Vec<u64>,
-}
-
-impl Timer for SimTimer<'_> {
-    type Error = &'static str;
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), &'static str> {
-        self.slept_to.push(deadline);
-        let delay = self.delays.next().ok_or("script exhausted")?;
-        self.now.set(deadline + delay);
-        Ok(())
-    }
-}
+mod sim;
+use sim::{SimClock, SimTimer};
 
 fn schedule<'a>(
     now: &'a Cell<u64>,
-    delays: Vec<u64>,
+    delays: Vec<i64>,
     period_ns: u64,
 ) -> Periodic<SimClock<'a>, SimTimer<'a>> {
     let clock = SimClock {
@@ -52,7 +21,7 @@ fn schedule<'a>(
     let timer = SimTimer {
         now,
         delays: delays.into_iter(),
-        slept_to: Vec::new(),
+        deadlines: Vec::new(),
     };
     Periodic::new(clock, timer, period_ns).unwrap()
 }
@@ -62,7 +31,7 @@ fn on_time_runs_sleep_to_every_deadline() {
     let now = Cell::new(5_000);
     let mut p = schedule(&now, vec![10, 0, 3], 1_000);
     let runs: Vec<Run> = (0..3).map(|_| p.wait().unwrap()).collect();
-    assert_eq!(p.timer_mut().slept_to, vec![6_000, 7_000, 8_000]);
+    assert_eq!(p.timer_mut().deadlines, vec![6_000, 7_000, 8_000]);
     assert_eq!(
         runs.iter().map(|r| r.lateness_ns).collect::<Vec<_>>(),
         vec![10, 0, 3]
@@ -104,12 +73,16 @@ fn a_held_up_thread_runs_every_missed_period_back_to_back() {
         caught_up.iter().map(|r| r.lateness_ns).collect::<Vec<_>>(),
         vec![2_600, 1_700, 800]
     );
-    assert_eq!(p.timer_mut().slept_to, vec![1_000], "no sleep while behind");
+    assert_eq!(
+        p.timer_mut().deadlines,
+        vec![1_000],
+        "no sleep while behind"
+    );
     // Caught up: the next deadline is in the future again and is slept to.
     now.set(now.get() + 100);
     let on_time = p.wait().unwrap();
     assert_eq!((on_time.deadline_ticks, on_time.overrun), (5_000, false));
-    assert_eq!(p.timer_mut().slept_to, vec![1_000, 5_000]);
+    assert_eq!(p.timer_mut().deadlines, vec![1_000, 5_000]);
     // One run per period, and the runs' starts add up to (runs − 1) periods plus the
     // difference between the last and the first lateness.
     assert_eq!((p.runs(), p.overruns()), (5, 3));
@@ -118,7 +91,7 @@ fn a_held_up_thread_runs_every_missed_period_back_to_back() {
 }
 
 #[test]
-fn a_deadline_reached_exactly_is_slept_to_not_an_overrun() {
+fn a_deadline_reached_exactly_is_deadlines_not_an_overrun() {
     // LinuxCNC skips the sleep only when the deadline is strictly in the past.
     let now = Cell::new(0);
     let mut p = schedule(&now, vec![1_000, 0], 1_000);
@@ -127,7 +100,7 @@ fn a_deadline_reached_exactly_is_slept_to_not_an_overrun() {
     assert_eq!(now.get(), 2_000);
     let run = p.wait().unwrap();
     assert!(!run.overrun);
-    assert_eq!(p.timer_mut().slept_to, vec![1_000, 2_000]);
+    assert_eq!(p.timer_mut().deadlines, vec![1_000, 2_000]);
 }
 
 #[test]
@@ -149,7 +122,7 @@ fn other_clock_rates_convert_lateness_to_nanoseconds() {
     let timer = SimTimer {
         now: &now,
         delays: vec![192].into_iter(),
-        slept_to: Vec::new(),
+        deadlines: Vec::new(),
     };
     let mut p = Periodic::new(clock, timer, 1_000_000).unwrap();
     assert_eq!(p.period_ticks(), 19_200);
@@ -163,7 +136,7 @@ fn zero_periods_are_refused() {
     let timer = || SimTimer {
         now: &now,
         delays: Vec::new().into_iter(),
-        slept_to: Vec::new(),
+        deadlines: Vec::new(),
     };
     assert!(matches!(
         Periodic::new(clock(1_000_000_000), timer(), 0),
