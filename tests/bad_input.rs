@@ -3,7 +3,7 @@
 //! the option, prints nothing on stdout, and loses nothing: an existing `--json` or
 //! `--histfile` file is left as it was.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! Needs the real cyclictest (`apt-get install rt-tests`): without it these tests fail.
 //! Timing is noisy here (shared VM): nothing below asserts a latency value.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

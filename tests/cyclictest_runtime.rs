@@ -10,7 +10,7 @@
 //!
 //! No test asserts a latency or a duration: counts, exit statuses and what the files hold.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;

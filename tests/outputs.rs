@@ -5,7 +5,7 @@
 //! measured), every output is attempted, and a result that could not be written exits 4
 //! (1 when over `--fail-above`, which a write failure never hides).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};

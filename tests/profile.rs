@@ -6,7 +6,7 @@
 //! and frequency are held while the threads run and restored byte for byte after, on a
 //! normal end and on SIGINT, and the JSON records the profile and its audit findings.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! the run goes on; SIGINT and SIGTERM end it cleanly, with the full summary and a complete
 //! `--json` file; `--fail-above` turns the worst latency into the exit status.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -10,7 +10,7 @@
 //! process a generous hang guard to exit in the documented way. The time from signal to exit
 //! is measured by hand (README of issue 10's report), not here.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
