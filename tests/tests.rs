@@ -33,3 +33,25 @@ mod servo;
 mod stop_signals;
 mod threads;
 mod time_series;
+
+/// With `autotests = false` a file in tests/ that no `mod` line names would never build or run:
+/// every one must be a module of this binary.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let this = std::fs::read_to_string(dir.join("tests.rs")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let is_module = (path.extension().is_some_and(|e| e == "rs") && name != "tests")
+            || path.join("mod.rs").is_file();
+        if is_module && !this.contains(&format!("\nmod {name};\n")) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/tests.rs names no `mod` for {missing:?}"
+    );
+}
