@@ -10,6 +10,7 @@ pub mod exit_status;
 pub mod formats;
 pub mod input;
 pub mod output;
+pub mod options;
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod plot;

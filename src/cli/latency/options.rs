@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::cli::run::getopt::{self, Describe, HasArg, Spec};
+use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::whole_number;
 
@@ -172,6 +172,7 @@ const fn short(id: Opt, letter: char, has_arg: HasArg) -> Spec<Opt> {
         long: None,
         has_arg,
         abbreviable: false,
+        ..Spec::new(id)
     }
 }
 
@@ -199,6 +200,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("help"),
         has_arg: HasArg::No,
         abbreviable: false,
+        ..Spec::new(Opt::Help)
     },
     short(Opt::Usage, '?', HasArg::No),
 ];

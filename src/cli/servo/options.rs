@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::run::getopt::{self, Describe, HasArg, Spec};
+use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::{duration, whole_number};
 
@@ -76,6 +76,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("base"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Base)
     },
     Spec {
         id: Opt::Servo,
@@ -83,6 +84,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("servo"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Servo)
     },
     Spec {
         id: Opt::Duration,
@@ -90,6 +92,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("duration"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Duration)
     },
     Spec {
         id: Opt::Quiet,
@@ -97,6 +100,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("quiet"),
         has_arg: HasArg::No,
         abbreviable: false,
+        ..Spec::new(Opt::Quiet)
     },
     Spec {
         id: Opt::Cpu,
@@ -104,6 +108,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("cpu"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Cpu)
     },
     Spec {
         id: Opt::Json,
@@ -111,6 +116,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("json"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Json)
     },
     Spec {
         id: Opt::Help,
@@ -118,6 +124,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("help"),
         has_arg: HasArg::No,
         abbreviable: false,
+        ..Spec::new(Opt::Help)
     },
 ];
 

@@ -13,7 +13,7 @@
 
 use rtlat_linux::cpuset::CpuSet;
 
-use super::super::getopt::{self, Found};
+use rtlat::options::{self as getopt, Found};
 use super::{CpuSpec, Expectations, Opt, specs};
 
 /// How cyclictest ends on a command line it refuses.
