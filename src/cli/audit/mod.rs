@@ -26,7 +26,7 @@ use rtlat_linux::facts::Facts;
 
 use context::Context;
 pub use finding::Finding;
-use options::{Options, USAGE};
+use options::Options;
 use report::Report;
 
 /// Bad usage: an unknown option, a malformed or absent CPU, an unusable root or file.
@@ -109,10 +109,13 @@ fn print(text: &str) -> ExitCode {
 pub fn main(args: &[String]) -> ExitCode {
     let options = match Options::parse(args) {
         Ok(options) => options,
-        Err(message) => return usage_error(&message),
+        Err(error) => {
+            errln!("rtlat audit: {error}");
+            return rtlat::exit_status::code(rtlat::exit_status::of(&error));
+        }
     };
     if options.help {
-        return print(USAGE);
+        return print(&options::usage());
     }
     if let Err(message) = check_root(&options.root) {
         return usage_error(&message);
