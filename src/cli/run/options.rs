@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rtlat_arm64::BoardProfile;
+use rtlat_linux::ClockId;
 use rtlat_linux::cpuset::CpuSet;
 
 use rtlat::options::{self as getopt, Describe, HasArg, Peek, Spec};
@@ -144,7 +145,7 @@ pub struct RunConfig {
     /// `--default-system`: do not write /dev/cpu_dma_latency (measure the system as tuned).
     pub default_system: bool,
     /// How threads sleep: `-r`, `-s`, `-x` or `--timer`. Default absolute clock_nanosleep.
-    pub timer: Timer,
+    pub timer: TimerKind,
     /// `-c`/`--clock`: 0 monotonic (default), 1 realtime.
     pub clock: Clock,
     /// `-A`/`--aligned`, `--secaligned`: aligned thread start, if asked.
@@ -205,7 +206,7 @@ impl Default for RunConfig {
             latency_target_us: None,
             laptop: false,
             default_system: false,
-            timer: Timer::Absolute,
+            timer: TimerKind::Absolute,
             clock: Clock::Monotonic,
             align: None,
             main_affinity: None,
@@ -233,50 +234,8 @@ pub enum Threads {
     PerCpu,
 }
 
-/// A scheduling policy, as `--policy` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Policy {
-    /// `other` or `normal`: SCHED_OTHER.
-    Other,
-    /// `batch`: SCHED_BATCH.
-    Batch,
-    /// `idle`: SCHED_IDLE.
-    Idle,
-    /// `fifo`: SCHED_FIFO.
-    Fifo,
-    /// `rr`: SCHED_RR.
-    RoundRobin,
-}
-
-impl Policy {
-    /// Whether the policy takes a real-time priority (1..=99).
-    pub fn is_realtime(self) -> bool {
-        matches!(self, Policy::Fifo | Policy::RoundRobin)
-    }
-
-    /// The kernel's name: `SCHED_FIFO`, ...
-    pub fn sched_name(self) -> &'static str {
-        match self {
-            Policy::Other => "SCHED_OTHER",
-            Policy::Batch => "SCHED_BATCH",
-            Policy::Idle => "SCHED_IDLE",
-            Policy::Fifo => "SCHED_FIFO",
-            Policy::RoundRobin => "SCHED_RR",
-        }
-    }
-
-    /// cyclictest's short name (`fifo`, `rr`, `other`, `batch`, `idle`), as in its
-    /// `policy: fifo: loadavg: ...` line.
-    pub fn short_name(self) -> &'static str {
-        match self {
-            Policy::Other => "other",
-            Policy::Batch => "batch",
-            Policy::Idle => "idle",
-            Policy::Fifo => "fifo",
-            Policy::RoundRobin => "rr",
-        }
-    }
-}
+/// A scheduling policy, as `--policy` names it: the backend's type.
+pub use rtlat_linux::Policy;
 
 /// The unit of printed latencies and of the `-b`, `-h`, `--spike` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,35 +255,24 @@ pub struct Histogram {
     pub with_total: bool,
 }
 
-/// How a measuring thread waits for its next deadline (`--timer`; cyclictest's `-r/-s/-x`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Timer {
-    /// `abs` (default): `clock_nanosleep(TIMER_ABSTIME)` to the deadline.
-    Absolute,
-    /// `rel` (`-r`): `clock_nanosleep` for the remaining interval, relative.
-    Relative,
-    /// `nanosleep` (`-s`): plain `nanosleep` for the interval.
-    Nanosleep,
-    /// `posix` (`-x`): a periodic POSIX interval timer and its signal.
-    Posix,
-    /// `timerfd` (rtlat only): a periodic timerfd.
-    Timerfd,
-}
+/// How a measuring thread waits for its next deadline (`--timer`; cyclictest's `-r/-s/-x`):
+/// the backend's type.
+pub use rtlat_linux::TimerKind;
 
-impl Timer {
-    /// The `--timer` name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Timer::Absolute => "abs",
-            Timer::Relative => "rel",
-            Timer::Nanosleep => "nanosleep",
-            Timer::Posix => "posix",
-            Timer::Timerfd => "timerfd",
-        }
+/// The `--timer` name of a timer (`abs`, `rel`, `nanosleep`, `posix`, `timerfd`), as the
+/// run's JSON and messages write it.
+pub fn timer_name(timer: TimerKind) -> &'static str {
+    match timer {
+        TimerKind::Absolute => "abs",
+        TimerKind::Relative => "rel",
+        TimerKind::NanoSleep => "nanosleep",
+        TimerKind::PosixTimer => "posix",
+        TimerKind::TimerFd => "timerfd",
     }
 }
 
-/// The clock latencies are measured on (`-c`).
+/// The clock latencies are measured on (`-c`): one of the backend's POSIX clocks
+/// ([`ClockId`], see [`Clock::posix`]) or, on aarch64, the ARM generic timer (rtlat-arm64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
     /// `-c 0` (default): CLOCK_MONOTONIC.
@@ -339,14 +287,19 @@ pub enum Clock {
 }
 
 impl Clock {
+    /// The backend's POSIX clock, or `None` for the ARM generic timer.
+    pub fn posix(self) -> Option<ClockId> {
+        match self {
+            Clock::Monotonic => Some(ClockId::Monotonic),
+            Clock::Realtime => Some(ClockId::Realtime),
+            #[cfg(target_arch = "aarch64")]
+            Clock::Cntvct => None,
+        }
+    }
+
     /// The clock's name in reports: `CLOCK_MONOTONIC`, `CLOCK_REALTIME`, `CNTVCT_EL0`.
     pub fn c_name(self) -> &'static str {
-        match self {
-            Clock::Monotonic => "CLOCK_MONOTONIC",
-            Clock::Realtime => "CLOCK_REALTIME",
-            #[cfg(target_arch = "aarch64")]
-            Clock::Cntvct => "CNTVCT_EL0",
-        }
+        self.posix().map_or("CNTVCT_EL0", ClockId::c_name)
     }
 }
 
@@ -552,7 +505,7 @@ impl RunConfig {
                     let default = count + 1;
                     if default > u32::from(MAX_RT_PRIORITY) {
                         let option = match self.policy {
-                            Some(policy) => format!("--policy {}", policy.short_name()),
+                            Some(policy) => format!("--policy {}", policy.name()),
                             None => "--priospread".into(),
                         };
                         return Err(UsageError::Conflict {
@@ -1172,11 +1125,11 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             }
             Opt::Timer => {
                 timer = Some(match value {
-                    "abs" | "absolute" => Timer::Absolute,
-                    "rel" | "relative" => Timer::Relative,
-                    "nanosleep" => Timer::Nanosleep,
-                    "posix" => Timer::Posix,
-                    "timerfd" => Timer::Timerfd,
+                    "abs" | "absolute" => TimerKind::Absolute,
+                    "rel" | "relative" => TimerKind::Relative,
+                    "nanosleep" => TimerKind::NanoSleep,
+                    "posix" => TimerKind::PosixTimer,
+                    "timerfd" => TimerKind::TimerFd,
                     _ => return Err(invalid(id, value)),
                 });
             }
@@ -1240,7 +1193,7 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     }
     config.timer = resolve_timer(relative, system, posix, timer)?;
     #[cfg(target_arch = "aarch64")]
-    if config.clock == Clock::Cntvct && config.timer != Timer::Absolute {
+    if config.clock == Clock::Cntvct && config.timer != TimerKind::Absolute {
         // Named as typed: -s, -x, -r, or --timer KIND.
         let with = [
             (system, Opt::System),
@@ -1249,7 +1202,7 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then(|| name(flag)))
-        .unwrap_or_else(|| format!("--timer {}", config.timer.name()));
+        .unwrap_or_else(|| format!("--timer {}", timer_name(config.timer)));
         return Err(UsageError::Conflict {
             option: "-c/--clock cntvct".into(),
             with,
@@ -1372,8 +1325,8 @@ fn resolve_timer(
     relative: bool,
     system: bool,
     posix: bool,
-    timer: Option<Timer>,
-) -> Result<Timer, UsageError> {
+    timer: Option<TimerKind>,
+) -> Result<TimerKind, UsageError> {
     if system && posix {
         return Err(UsageError::Conflict {
             option: name(Opt::System),
@@ -1391,25 +1344,25 @@ fn resolve_timer(
         });
     }
     let (from_flags, flag) = if system {
-        (Timer::Nanosleep, Some(Opt::System))
+        (TimerKind::NanoSleep, Some(Opt::System))
     } else if posix {
-        (Timer::Posix, Some(Opt::PosixTimers))
+        (TimerKind::PosixTimer, Some(Opt::PosixTimers))
     } else if relative {
-        (Timer::Relative, Some(Opt::Relative))
+        (TimerKind::Relative, Some(Opt::Relative))
     } else {
-        (Timer::Absolute, None)
+        (TimerKind::Absolute, None)
     };
     match (timer, flag) {
         (None, _) => Ok(from_flags),
         (Some(timer), None) => Ok(timer),
         (Some(timer), Some(_)) if timer == from_flags => Ok(timer),
         (Some(timer), Some(flag)) => Err(UsageError::Conflict {
-            option: format!("--timer {}", timer.name()),
+            option: format!("--timer {}", timer_name(timer)),
             with: name(flag),
             reason: format!(
                 "{} means --timer {}; keep one",
                 name(flag),
-                from_flags.name()
+                timer_name(from_flags)
             ),
         }),
     }
