@@ -9,8 +9,8 @@ pub mod atomic_file;
 pub mod exit_status;
 pub mod formats;
 pub mod input;
-pub mod output;
 pub mod options;
+pub mod output;
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod plot;

@@ -74,7 +74,10 @@ const SPECS: &[Spec<Opt>] = &[
              squeeze it); maxima beyond are still written at the right edge and in the\n\
              legend",
         ),
-    Spec::new(Opt::Help).short('h').long("help").help("this help"),
+    Spec::new(Opt::Help)
+        .short('h')
+        .long("help")
+        .help("this help"),
 ];
 
 /// What the image is written as, from the output's extension.

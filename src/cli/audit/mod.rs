@@ -29,12 +29,9 @@ pub use finding::Finding;
 use options::Options;
 use report::Report;
 
-/// Bad usage: an unknown option, a malformed or absent CPU, an unusable root or file.
-const USAGE_ERROR: u8 = 2;
-
 fn usage_error(message: &str) -> ExitCode {
     errln!("rtlat audit: {message}");
-    ExitCode::from(USAGE_ERROR)
+    rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
 }
 
 /// Why `root` cannot be audited, if it cannot: it must be a directory holding `proc/` or

@@ -207,7 +207,10 @@ mod tests {
     fn the_help_names_every_option() {
         let usage = usage();
         for spec in SPECS {
-            assert!(usage.contains(&rtlat::options::help::names(spec)), "{spec:?}");
+            assert!(
+                usage.contains(&rtlat::options::help::names(spec)),
+                "{spec:?}"
+            );
         }
     }
 

@@ -45,7 +45,10 @@ const SPECS: &[Spec<Opt>] = &[
     Spec::new(Opt::Json)
         .long("json")
         .help("print the comparison as JSON (values in ns)"),
-    Spec::new(Opt::Help).short('h').long("help").help("this help"),
+    Spec::new(Opt::Help)
+        .short('h')
+        .long("help")
+        .help("this help"),
 ];
 
 /// What the command line asks for, checked (the files are read after).

@@ -111,11 +111,7 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
     };
     let governor = value("--governor");
     if let Some(name) = governor.as_deref().filter(|n| !is_governor_name(n)) {
-        return Err(invalid(
-            "--governor",
-            name,
-            format!("expected {GOVERNOR_NAME}"),
-        ).into());
+        return Err(invalid("--governor", name, format!("expected {GOVERNOR_NAME}")).into());
     }
     let freq = match value("--freq") {
         Some(text) => Some((

@@ -85,7 +85,8 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
             if given(option) {
                 return Err(format!(
                     "{option} has no effect without --away-from CPUSET: add it or drop {option}"
-                ).into());
+                )
+                .into());
             }
         }
         return Ok(Action::List { facts });

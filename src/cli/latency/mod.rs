@@ -49,7 +49,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(code) => code,
         Err(message) => {
             errln!("{program}: {message}");
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }

@@ -6,9 +6,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::whole_number;
+use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 
 /// Xenomai's default sampling period: 100 µs on x86, 1000 µs on ARM
 /// (`CONFIG_XENO_DEFAULT_PERIOD`).
@@ -358,6 +358,21 @@ mod tests {
         match parse(&args(line)) {
             Err(e) => e.to_string(),
             other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_usage_names_every_option_of_the_table() {
+        let text = crate::cli::latency::usage("latency");
+        for spec in SPECS {
+            let found = match (spec.short, spec.long) {
+                (Some(s), _) => [format!(" -{s} "), format!(" -{s},"), format!("(-{s} ")]
+                    .iter()
+                    .any(|n| text.contains(n.as_str())),
+                (None, Some(l)) => text.contains(&format!(" --{l} ")),
+                (None, None) => false,
+            };
+            assert!(found, "{:?}", spec.id);
         }
     }
 

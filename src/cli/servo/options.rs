@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::{duration, whole_number};
+use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 
 /// LinuxCNC's default base period: 25 µs.
 pub const DEFAULT_BASE_NS: u64 = 25_000;
@@ -275,6 +275,19 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_usage_names_every_option_of_the_table() {
+        let text = crate::cli::servo::usage();
+        for spec in SPECS {
+            let long = spec.long.unwrap_or_default();
+            let names = match spec.short {
+                Some(short) => format!("-{short}, --{long}"),
+                None => format!("--{long}"),
+            };
+            assert!(text.contains(&names), "{names}");
+        }
+    }
 
     fn args(line: &str) -> Vec<String> {
         line.split_whitespace().map(str::to_owned).collect()

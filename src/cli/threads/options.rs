@@ -226,7 +226,8 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                     return Err(format!(
                         "--set is given twice{}: give it once",
                         scope.unwrap_or_default()
-                    ).into());
+                    )
+                    .into());
                 }
             }
             "--pin" => {
@@ -239,7 +240,8 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                     return Err(format!(
                         "--pin is given twice{}: give it once",
                         scope.unwrap_or_default()
-                    ).into());
+                    )
+                    .into());
                 }
             }
             _ => {}

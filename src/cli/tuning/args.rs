@@ -8,9 +8,7 @@ use rtlat::options::{self, CliError, Grammar, UsageError};
 pub type Spec = options::Spec<&'static str>;
 
 /// `--root DIR`: the tree read and written instead of `/`.
-pub const ROOT: Spec = Spec::new("--root")
-    .long("root")
-    .value("DIR", "a directory");
+pub const ROOT: Spec = Spec::new("--root").long("root").value("DIR", "a directory");
 /// `--apply`: make the changes (without it, a dry run).
 pub const APPLY: Spec = Spec::new("--apply")
     .long("apply")
@@ -251,7 +249,9 @@ mod tests {
             ("-t 5", "unknown option '-t'"),
             ("5", "unexpected argument '5'"),
         ] {
-            let err = scan("rtlat x", &words(line), SPECS).unwrap_err().to_string();
+            let err = scan("rtlat x", &words(line), SPECS)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(fragment), "{line}: {err}");
             assert_eq!(err.lines().count(), 1);
         }

@@ -1,3 +1,8 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rtlat_linux::cpuset::CpuSet;
+
 use super::*;
 
 fn words(line: &str) -> Vec<String> {
@@ -743,4 +748,33 @@ fn deepest_idle_state() {
     assert_eq!(run("--deepest-idle-state 1").deepest_idle_state, Some(1));
     assert_eq!(run("--deepest-idle-state=-1").deepest_idle_state, Some(-1));
     assert_eq!(run("--deepest 0").deepest_idle_state, Some(0));
+}
+
+#[test]
+fn the_usage_names_every_option_of_the_table() {
+    use super::super::usage::usage;
+    // Refused by name (cyclictest's obsolete or unsupported options), told in DIFFERENCES.
+    let refused = ["nanosleep", "oscope", "resolution", "dbg_cyclictest"];
+    for cyclictest in [false, true] {
+        let text = usage(cyclictest);
+        for spec in specs(cyclictest) {
+            let long = spec.long.unwrap_or_default();
+            if refused.contains(&long) {
+                continue;
+            }
+            if cyclictest && !spec.abbreviable {
+                // rtlat's own options are not cyclictest's.
+                assert!(!text.contains(&format!("--{long}=")), "{long}");
+                continue;
+            }
+            let names = match spec.short {
+                Some(short) => format!("-{short}, --{long}"),
+                None => format!("--{long}"),
+            };
+            assert!(
+                text.contains(&names),
+                "{names} (as cyclictest: {cyclictest})"
+            );
+        }
+    }
 }
