@@ -49,6 +49,17 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The second step, against the machine: the `--json` file can be written (see
+    /// [`check_writable_parent`]).
+    pub fn check_output_paths(&self) -> Result<(), UsageError> {
+        match self.json.as_ref().filter(|p| p.as_os_str() != "-") {
+            Some(path) => check_writable_parent(path, "--json"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parsed {
@@ -265,9 +276,6 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
             with: format!("--servo {}", c.servo_ns),
             reason: "the base thread is the fast one: its period must be shorter than the servo thread's".into(),
         });
-    }
-    if let Some(path) = c.json.as_ref().filter(|p| p.as_os_str() != "-") {
-        check_writable_parent(path, "--json")?;
     }
     Ok(Parsed::Run(c))
 }
