@@ -14,7 +14,7 @@ use super::{CpuSpec, DEFAULT_DISTANCE_US, DEFAULT_INTERVAL_US, DEFAULT_SPIKE_NOD
 // Made once per process and matched at once: boxing the config would buy nothing.
 #[allow(clippy::large_enum_variant)]
 pub enum Parsed {
-    /// `--help` or `-?`: print [`super::usage::usage`] and exit 0.
+    /// `--help` or `-?`: print [`super::super::usage::usage`] and exit 0.
     Help,
     /// A measurement run.
     Run(RunConfig),
@@ -108,7 +108,7 @@ pub struct RunConfig {
     /// Whether rtlat was invoked as `cyclictest` (then rtlat's own options were refused).
     pub invoked_as_cyclictest: bool,
     /// What cyclictest warns about and carries on (`-S -t 1`, `-p 80 --policy batch`, ...),
-    /// worded as cyclictest words it; printed on stderr before the run (see [`Plan::notices`]).
+    /// worded as cyclictest words it; printed on stderr before the run (see [`super::Plan::notices`]).
     pub warnings: Vec<String>,
 }
 

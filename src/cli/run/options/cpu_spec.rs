@@ -9,7 +9,7 @@ use super::UsageError;
 use super::values;
 
 /// A CPU list as given to `-a` or `--mainaffinity`, resolved against the available CPUs by
-/// [`RunConfig::plan`].
+/// [`super::RunConfig::plan`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CpuSpec {
     /// `0-3,5`: these CPUs.

@@ -4,7 +4,7 @@
 //!
 //! Two steps:
 //!
-//! 1. [`parse`] reads the words of the command line (no system access): every value is checked
+//! 1. [`parse()`] reads the words of the command line (no system access): every value is checked
 //!    and every contradiction refused here, as one [`UsageError`] line naming the option and
 //!    what it accepts. The CLI prints it and exits with status 2.
 //! 2. [`RunConfig::plan`] takes the CPUs the threads may use (the process's affinity mask
