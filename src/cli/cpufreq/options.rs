@@ -9,7 +9,7 @@ use rtlat_linux::tune::frequency::parse_frequency;
 use rtlat::options::CliError;
 
 use crate::cli::tuning::args::{
-    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, online_cpu_list, start,
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, machine, online_cpu_list, start,
 };
 
 /// `rtlat cpufreq --help`: the options part written from [`SPECS`].
@@ -94,21 +94,31 @@ pub struct Set {
     pub argv: Vec<String>,
 }
 
-/// Parses the words after `rtlat cpufreq`.
-pub fn parse(args: &[String]) -> Result<Action, CliError> {
-    let (options, facts) = match start("rtlat cpufreq", args, SPECS)? {
-        Start::Help => return Ok(Action::Help),
-        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
-        Start::Run(options, facts) => (options, facts),
-    };
-    let value = |name: &str| options.value(name);
-    let given = |name: &str| options.given(name);
-    let cpus = match value("--cpus") {
+/// The second step, against the machine under `root`: the CPUs of `--cpus` (online), or every
+/// online CPU.
+fn cpus_of(root: &std::path::Path, list: Option<String>) -> Result<(Facts, CpuSet), CliError> {
+    let facts = machine(root)?;
+    let cpus = match list {
         Some(list) => online_cpu_list("--cpus", &list, &facts)?,
         None => facts
             .online_cpus()
             .map_err(|e| format!("cannot tell which CPUs are online: {e}"))?,
     };
+    Ok((facts, cpus))
+}
+
+/// Parses the words after `rtlat cpufreq`: what was typed first, then the CPUs.
+pub fn parse(args: &[String]) -> Result<Action, CliError> {
+    let (options, root) = match start("rtlat cpufreq", args, SPECS)? {
+        Start::Help => return Ok(Action::Help),
+        Start::Restore { file, root } => {
+            machine(&root)?;
+            return Ok(Action::Restore { file, root });
+        }
+        Start::Run(options, root) => (options, root),
+    };
+    let value = |name: &str| options.value(name);
+    let given = |name: &str| options.given(name);
     let governor = value("--governor");
     if let Some(name) = governor.as_deref().filter(|n| !is_governor_name(n)) {
         return Err(invalid("--governor", name, format!("expected {GOVERNOR_NAME}")).into());
@@ -128,6 +138,7 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                 ).into());
             }
         }
+        let (facts, cpus) = cpus_of(&root, value("--cpus"))?;
         return Ok(Action::List { facts, cpus });
     }
     let save = value("--save").map(PathBuf::from);
@@ -137,6 +148,7 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                 .into(),
         );
     }
+    let (facts, cpus) = cpus_of(&root, value("--cpus"))?;
     Ok(Action::Set(Set {
         facts,
         cpus,

@@ -8,7 +8,7 @@ use rtlat_linux::facts::Facts;
 use rtlat::options::CliError;
 
 use crate::cli::tuning::args::{
-    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, online_cpu_list, start,
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, machine, online_cpu_list, start,
 };
 
 /// `rtlat irq --help`: the options part written from [`SPECS`].
@@ -73,10 +73,13 @@ pub struct Away {
 
 /// Parses the words after `rtlat irq`.
 pub fn parse(args: &[String]) -> Result<Action, CliError> {
-    let (options, facts) = match start("rtlat irq", args, SPECS)? {
+    let (options, root) = match start("rtlat irq", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
-        Start::Run(options, facts) => (options, facts),
+        Start::Restore { file, root } => {
+            machine(&root)?;
+            return Ok(Action::Restore { file, root });
+        }
+        Start::Run(options, root) => (options, root),
     };
     let value = |name: &str| options.value(name);
     let given = |name: &str| options.given(name);
@@ -89,9 +92,10 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                 .into());
             }
         }
-        return Ok(Action::List { facts });
+        return Ok(Action::List {
+            facts: machine(&root)?,
+        });
     };
-    let cpus = online_cpu_list("--away-from", &list, &facts)?;
     let save = value("--save").map(PathBuf::from);
     if save.is_some() && !given("--apply") {
         return Err(
@@ -99,6 +103,9 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                 .into(),
         );
     }
+    // Against the machine: its root and its online CPUs.
+    let facts = machine(&root)?;
+    let cpus = online_cpu_list("--away-from", &list, &facts)?;
     Ok(Action::Away(Away {
         facts,
         cpus,

@@ -19,7 +19,7 @@ use rtlat::options::CliError;
 
 use super::pattern::{Pattern, SYNTAX};
 use crate::cli::tuning::args::{
-    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, online_cpu_list, start,
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, machine, online_cpu_list, start,
 };
 
 /// `rtlat threads --help`.
@@ -137,10 +137,13 @@ fn id(option: &str, value: &str, what: &str) -> Result<u32, String> {
 
 /// Parses the words after `rtlat threads`.
 pub fn parse(args: &[String]) -> Result<Action, CliError> {
-    let (options, facts) = match start("rtlat threads", args, SPECS)? {
+    let (options, root) = match start("rtlat threads", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
-        Start::Run(options, facts) => (options, facts),
+        Start::Restore { file, root } => {
+            machine(&root)?;
+            return Ok(Action::Restore { file, root });
+        }
+        Start::Run(options, root) => (options, root),
     };
     let value = |name: &str| options.value(name);
     let given = |name: &str| options.given(name);
@@ -190,7 +193,7 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
             Filter::All
         };
         return Ok(Action::List {
-            facts,
+            facts: machine(&root)?,
             filter,
             json: given("--json"),
         });
@@ -199,6 +202,8 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
     // Changing: --set/--pin before the first --tid are defaults; after one, that thread's.
     let mut defaults: (Option<SchedRequest>, Option<CpuSet>) = (None, None);
     let mut threads: Vec<Wanted> = Vec::new();
+    // The CPU lists as typed, checked against the machine's online CPUs after the syntax.
+    let mut pins: Vec<&str> = Vec::new();
     for item in found {
         let scope = threads.last().map(|w| format!(" for --tid {}", w.tid));
         match item.name {
@@ -231,7 +236,9 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
                 }
             }
             "--pin" => {
-                let cpus = online_cpu_list("--pin", &item.value, &facts)?;
+                let cpus =
+                    CpuSet::parse(&item.value).map_err(|e| invalid("--pin", &item.value, e))?;
+                pins.push(&item.value);
                 let slot = match threads.last_mut() {
                     Some(w) => &mut w.pin,
                     None => &mut defaults.1,
@@ -269,6 +276,11 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
             "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
                 .into(),
         );
+    }
+    // Against the machine: its root and the CPUs of --pin.
+    let facts = machine(&root)?;
+    for pin in pins {
+        online_cpu_list("--pin", pin, &facts)?;
     }
     Ok(Action::Change(Change {
         threads,

@@ -85,8 +85,9 @@ pub enum Start {
         /// `--root`, or `/`.
         root: std::path::PathBuf,
     },
-    /// Anything else: the options in order and the machine they act on.
-    Run(Options, rtlat_linux::facts::Facts),
+    /// Anything else: the options in order and `--root` (or `/`), not yet looked at (see
+    /// [`machine`]).
+    Run(Options, std::path::PathBuf),
 }
 
 /// The options found on a command line, in order.
@@ -114,16 +115,13 @@ impl Options {
 }
 
 /// Scans `args` and handles what the tuning commands share: `--help`, `--restore` and
-/// `--root`.
+/// `--root` (what was typed only: the machine is looked at by [`machine`]).
 pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, CliError> {
     let options = Options(scan(command, args, specs)?);
     if options.given("--help") {
         return Ok(Start::Help);
     }
     let root = options.value("--root").unwrap_or_else(|| "/".into());
-    if !std::path::Path::new(&root).is_dir() {
-        return Err(invalid("--root", &root, "not a directory").into());
-    }
     if let Some(path) = options.value("--restore") {
         if let Some(other) = options
             .0
@@ -141,7 +139,16 @@ pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, Cl
             root: std::path::PathBuf::from(root),
         });
     }
-    Ok(Start::Run(options, rtlat_linux::facts::Facts::at(&root)))
+    Ok(Start::Run(options, std::path::PathBuf::from(root)))
+}
+
+/// The second step: the machine under `root` (`--root`, which must be a directory).
+pub fn machine(root: &std::path::Path) -> Result<rtlat_linux::facts::Facts, CliError> {
+    if !root.is_dir() {
+        let shown = root.display().to_string();
+        return Err(invalid("--root", &shown, "not a directory").into());
+    }
+    Ok(rtlat_linux::facts::Facts::at(root))
 }
 
 /// The command line as typed, `rtlat COMMAND ARGS…`: what a restore file records.
