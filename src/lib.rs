@@ -9,6 +9,7 @@ pub mod atomic_file;
 pub mod exit_status;
 pub mod formats;
 pub mod input;
+pub mod options;
 pub mod output;
 #[doc(hidden)]
 #[allow(missing_docs)]

@@ -74,7 +74,7 @@ fn command() -> ExitCode {
                 rtlat::exit_status::HELP
             );
             if args.len() < 2 {
-                ExitCode::from(2)
+                rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
             } else {
                 ExitCode::SUCCESS
             }
@@ -83,7 +83,7 @@ fn command() -> ExitCode {
             errln!(
                 "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, --version, --help"
             );
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }
@@ -98,7 +98,7 @@ fn plot(args: &[String]) -> ExitCode {
         errln!(
             "rtlat plot: the rtlat-plot binary is not beside rtlat; build or install both (cargo build builds both)"
         );
-        return ExitCode::from(2);
+        return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
     };
     match std::process::Command::new(&program).args(args).status() {
         Ok(status) => match status.code() {
@@ -125,7 +125,7 @@ fn plot(args: &[String]) -> ExitCode {
         },
         Err(e) => {
             errln!("rtlat plot: cannot run {}: {e}", program.display());
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }

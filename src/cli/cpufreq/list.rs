@@ -12,7 +12,7 @@ use rtlat_linux::tune::format_khz;
 pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {
     if let Err(e) = policies(facts, cpus) {
         errln!("rtlat cpufreq: {e}");
-        return ExitCode::from(2);
+        return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
     }
     outln!(
         "{:>4}  {:<14} {:<12} {:>9} {:>9} {:>9} {:>17}",
@@ -30,7 +30,7 @@ pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {
             Ok(policy) => policy,
             Err(e) => {
                 errln!("rtlat cpufreq: CPU {cpu}: {e}");
-                return ExitCode::from(2);
+                return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
             }
         };
         outln!(

@@ -18,7 +18,7 @@ pub fn run(set: Set) -> ExitCode {
             Error::NoCpufreq { .. } => errln!("rtlat cpufreq: {e}"),
             e => errln!("rtlat cpufreq: {option}: {e}"),
         }
-        ExitCode::from(2)
+        rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
     };
     if let Some(governor) = &set.governor {
         match governor_changes(&set.facts, &set.cpus, governor) {

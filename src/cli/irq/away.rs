@@ -15,7 +15,7 @@ pub fn run(away: Away) -> ExitCode {
         Ok(plan) => plan,
         Err(e) => {
             errln!("rtlat irq: --away-from {}: {e}", away.cpus);
-            return ExitCode::from(2);
+            return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
         }
     };
     let cpus = cpus_text(&plan.away_from);

@@ -12,7 +12,7 @@ pub fn list(facts: &Facts) -> ExitCode {
         Ok(irqs) => irqs,
         Err(e) => {
             errln!("rtlat irq: {e}");
-            return ExitCode::from(2);
+            return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
         }
     };
     let width = irqs

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, TimerKind, signals};
+use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, signals};
 use serde_json::json;
 
 use super::live::{LiveFigures, LiveStatus};
 use super::measure::{MeasurePlan, RunShared, run_thread};
-use super::options::{self, Align, Clock, Parsed, Plan, Policy, RunConfig, Timer, Unit};
+use super::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
 use super::report::{ThreadReport, new_run_histogram};
@@ -108,7 +108,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     if config.clock == Clock::Cntvct {
         super::measure::counter_clock()?;
     }
-    let policy = linux_policy(config.policy());
+    let policy = config.policy();
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
         rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
     }
@@ -686,13 +686,7 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             // cyclictest compares the latency truncated to the display unit: `> b` there is
             // `>= (b + 1) units` here.
             break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
-            timer: match config.timer {
-                Timer::Absolute => TimerKind::Absolute,
-                Timer::Relative => TimerKind::Relative,
-                Timer::Nanosleep => TimerKind::NanoSleep,
-                Timer::Posix => TimerKind::PosixTimer,
-                Timer::Timerfd => TimerKind::TimerFd,
-            },
+            timer: config.timer,
             clock: config.clock,
             linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
             aligned_offset_ns: match config.align {
@@ -727,23 +721,13 @@ fn epoch(config: &RunConfig) -> (u64, u64) {
     (now, epoch)
 }
 
-fn linux_policy(p: Policy) -> rtlat_linux::Policy {
-    match p {
-        Policy::Other => rtlat_linux::Policy::Other,
-        Policy::Batch => rtlat_linux::Policy::Batch,
-        Policy::Idle => rtlat_linux::Policy::Idle,
-        Policy::Fifo => rtlat_linux::Policy::Fifo,
-        Policy::RoundRobin => rtlat_linux::Policy::RoundRobin,
-    }
-}
-
 /// cyclictest's policy text: `fifo`, or `other/other` when the threads run SCHED_OTHER.
 fn policy_text(config: &RunConfig) -> String {
     let p = config.policy();
     if p.is_realtime() {
-        p.short_name().to_string()
+        p.name().to_string()
     } else {
-        format!("{}/other", p.short_name())
+        format!("{}/other", p.name())
     }
 }
 
@@ -787,7 +771,7 @@ fn config_json(config: &RunConfig, plan: &Plan, profile: &serde_json::Value) -> 
         })).collect::<Vec<_>>(),
         "loops": config.loops,
         "duration_s": config.duration.map(|d| d.as_secs_f64()),
-        "timer": config.timer.name(),
+        "timer": options::timer_name(config.timer),
         "clock": config.clock.c_name(),
         "mlockall": config.mlockall,
         "cpu_dma_latency_us": config.dma_latency_us(),

@@ -139,7 +139,7 @@ impl RunProfile {
             board.name,
             board.description,
             plan.threads.len(),
-            policy.short_name()
+            policy.name()
         );
         if let Some(first) = plan.threads.first().filter(|_| policy.is_realtime()) {
             line.push_str(&format!(" -p {}", first.priority));

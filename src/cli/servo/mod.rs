@@ -163,7 +163,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(code) => code,
         Err(message) => {
             errln!("rtlat servo: {message}");
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }
@@ -185,6 +185,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         Parsed::Run(config) => config,
     };
+    config.check_output_paths().map_err(|e| e.to_string())?;
     let available = available_cpus()?;
     let cpu = match config.cpu {
         Some(cpu) if available.contains(cpu) => cpu,

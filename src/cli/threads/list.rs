@@ -27,7 +27,7 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
         Ok(threads) => threads,
         Err(message) => {
             errln!("rtlat threads: {message}");
-            return ExitCode::from(2);
+            return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
         }
     };
     let process_name = |pid: u32| facts.process_stat(pid).map(|s| s.comm).unwrap_or_default();

@@ -30,7 +30,7 @@ pub fn run(change: Change) -> ExitCode {
             Ok(found) => changes.extend(found),
             Err(e) => {
                 errln!("rtlat threads: --tid {tid}: {e}");
-                return ExitCode::from(2);
+                return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
             }
         }
     }

@@ -1,4 +1,5 @@
-//! A small `getopt_long` work-alike: the command-line grammar cyclictest users type.
+//! The scanner: a small `getopt_long` work-alike, the command-line grammar cyclictest users
+//! type, and every other rtlat command's (with [`Grammar`]'s settings).
 //!
 //! What it reproduces from glibc's `getopt_long` (and from cyclictest's own handling of its
 //! optional arguments):
@@ -14,10 +15,11 @@
 //! - `--` ends the options.
 //!
 //! Where it differs: a word that is not an option is refused (getopt would skip it and
-//! cyclictest ignores it), and options marked not abbreviable (rtlat's own) need their full
-//! name, so that `rtlat run` abbreviates exactly as cyclictest does.
+//! cyclictest ignores it) unless the command takes operands ([`Grammar::operands`]: files),
+//! and options marked not abbreviable (rtlat's own) need their full name, so that `rtlat run`
+//! abbreviates exactly as cyclictest does.
 
-use super::options::UsageError;
+use super::error::UsageError;
 
 /// Whether an option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,62 @@ pub struct Spec<Id> {
     pub has_arg: HasArg,
     /// Whether a prefix of the long name selects it.
     pub abbreviable: bool,
+    /// The value's name in the help (`DIR`, `N`); empty for a flag.
+    pub value_name: &'static str,
+    /// What the value must be, in words, for messages (`a directory`); empty where the
+    /// command's [`Describe`] says it (a text with computed limits).
+    pub expected: &'static str,
+    /// The help text (continuation lines after `\n`); empty where the command's usage is a
+    /// drop-in tool's text, kept verbatim.
+    pub help: &'static str,
+}
+
+impl<Id: Copy> Spec<Id> {
+    /// A flag with no name yet: add them with [`short`](Self::short) and
+    /// [`long`](Self::long).
+    pub const fn new(id: Id) -> Spec<Id> {
+        Spec {
+            id,
+            short: None,
+            long: None,
+            has_arg: HasArg::No,
+            abbreviable: false,
+            value_name: "",
+            expected: "",
+            help: "",
+        }
+    }
+
+    /// Its short letter.
+    pub const fn short(self, letter: char) -> Spec<Id> {
+        Spec {
+            short: Some(letter),
+            ..self
+        }
+    }
+
+    /// Its long name (without the dashes).
+    pub const fn long(self, name: &'static str) -> Spec<Id> {
+        Spec {
+            long: Some(name),
+            ..self
+        }
+    }
+
+    /// A required value named `name` in the help, `expected` in messages.
+    pub const fn value(self, name: &'static str, expected: &'static str) -> Spec<Id> {
+        Spec {
+            has_arg: HasArg::Required,
+            value_name: name,
+            expected,
+            ..self
+        }
+    }
+
+    /// Its help text.
+    pub const fn help(self, text: &'static str) -> Spec<Id> {
+        Spec { help: text, ..self }
+    }
 }
 
 impl<Id> Spec<Id> {
@@ -88,11 +146,47 @@ pub struct ScanError {
     pub getopt: Option<String>,
 }
 
-/// A value-less description of a missing value, filled in by the caller (it knows what each
-/// option expects).
+/// What each option's value should be, for "needs a value" messages, where the table's
+/// [`Spec::expected`] is empty (a text with computed limits).
 pub trait Describe<Id> {
-    /// What the option's value should be, for "needs a value" messages.
+    /// What the option's value should be.
     fn expected(&self, id: Id) -> String;
+}
+
+/// No description beyond the table's own.
+impl<Id> Describe<Id> for () {
+    fn expected(&self, _: Id) -> String {
+        String::from("a value")
+    }
+}
+
+/// What the table says an option's value is, else what `describe` says.
+fn expected_of<Id: Copy>(spec: &Spec<Id>, describe: &dyn Describe<Id>) -> String {
+    if spec.expected.is_empty() {
+        describe.expected(spec.id)
+    } else {
+        spec.expected.to_owned()
+    }
+}
+
+/// The command's grammar beyond its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Grammar {
+    /// Words that are not options are the command's operands (files), in order, instead of
+    /// refused.
+    pub operands: bool,
+    /// A required value may be a next word that starts with `--` (as getopt takes it);
+    /// when false, such a word is an option and the value is missing.
+    pub values_never_start_with_dashes: bool,
+}
+
+/// A command line split by [`scan_with`]: the options in order, and the operands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scanned<Id> {
+    /// The options found, in order.
+    pub options: Vec<Found<Id>>,
+    /// The words that are not options (with [`Grammar::operands`]), in order.
+    pub operands: Vec<String>,
 }
 
 /// Splits `args` (without the program name) into options and their values.
@@ -110,11 +204,31 @@ pub fn scan_detailed<Id: Copy>(
     specs: &[Spec<Id>],
     describe: &dyn Describe<Id>,
 ) -> Result<Vec<Found<Id>>, ScanError> {
+    scan_grammar(args, specs, describe, Grammar::default()).map(|s| s.options)
+}
+
+/// Splits `args` into options and operands as `grammar` says.
+pub fn scan_with<Id: Copy>(
+    args: &[String],
+    specs: &[Spec<Id>],
+    describe: &dyn Describe<Id>,
+    grammar: Grammar,
+) -> Result<Scanned<Id>, UsageError> {
+    scan_grammar(args, specs, describe, grammar).map_err(|e| e.error)
+}
+
+fn scan_grammar<Id: Copy>(
+    args: &[String],
+    specs: &[Spec<Id>],
+    describe: &dyn Describe<Id>,
+    grammar: Grammar,
+) -> Result<Scanned<Id>, ScanError> {
     let plain = |error: UsageError| ScanError {
         error,
         getopt: None,
     };
     let mut found = Vec::new();
+    let mut operands = Vec::new();
     let mut i = 0;
     // An option whose optional value was not taken: a stray word right after it was most
     // likely meant as that value, so the error names the option.
@@ -126,13 +240,17 @@ pub fn scan_detailed<Id: Copy>(
             Some(spec) => UsageError::InvalidValue {
                 option: spec.name(),
                 value: argument.clone(),
-                expected: describe.expected(spec.id),
+                expected: expected_of(spec, describe),
             },
             None => UsageError::StrayArgument {
                 argument: argument.clone(),
             },
         };
         if arg == "--" {
+            if grammar.operands {
+                operands.extend(args[i..].iter().cloned());
+                break;
+            }
             if let Some(stray) = args.get(i) {
                 return Err(plain(UsageError::StrayArgument {
                     argument: stray.clone(),
@@ -177,7 +295,10 @@ pub fn scan_detailed<Id: Copy>(
                 (HasArg::No, None) => None,
                 (_, Some(value)) => Some(value),
                 (HasArg::Required, None) => {
-                    let Some(next) = args.get(i) else {
+                    let next = args.get(i).filter(|next| {
+                        !(grammar.values_never_start_with_dashes && next.starts_with("--"))
+                    });
+                    let Some(next) = next else {
                         return Err(ScanError {
                             error: missing(spec, describe),
                             getopt: Some(format!("option '--{full}' requires an argument")),
@@ -203,6 +324,10 @@ pub fn scan_detailed<Id: Copy>(
             continue;
         }
         let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            if grammar.operands && previous.is_none() {
+                operands.push(arg.clone());
+                continue;
+            }
             return Err(plain(stray(arg)));
         };
         for (at, letter) in cluster.char_indices() {
@@ -224,7 +349,9 @@ pub fn scan_detailed<Id: Copy>(
                 HasArg::Required => {
                     let value = if !rest.is_empty() {
                         rest.to_owned()
-                    } else if let Some(next) = args.get(i) {
+                    } else if let Some(next) = args.get(i).filter(|next| {
+                        !(grammar.values_never_start_with_dashes && next.starts_with("--"))
+                    }) {
                         i += 1;
                         next.clone()
                     } else {
@@ -261,13 +388,16 @@ pub fn scan_detailed<Id: Copy>(
             }
         }
     }
-    Ok(found)
+    Ok(Scanned {
+        options: found,
+        operands,
+    })
 }
 
 fn missing<Id: Copy>(spec: &Spec<Id>, describe: &dyn Describe<Id>) -> UsageError {
     UsageError::MissingValue {
         option: spec.name(),
-        expected: describe.expected(spec.id),
+        expected: expected_of(spec, describe),
     }
 }
 
@@ -275,7 +405,7 @@ fn missing<Id: Copy>(spec: &Spec<Id>, describe: &dyn Describe<Id>) -> UsageError
 fn take_peeked(args: &[String], i: &mut usize, peek: Peek) -> Option<String> {
     let next = args.get(*i)?;
     // cyclictest peeks with atoi, which skips leading white space (`-t ' 2'`).
-    let mut chars = super::values::trim_c_space(next).chars();
+    let mut chars = crate::values::trim_c_space(next).chars();
     let first = chars.next()?;
     let numeric = first.is_ascii_digit()
         || (matches!(first, '-' | '+') && chars.next().is_some_and(|c| c.is_ascii_digit()));
@@ -343,6 +473,7 @@ mod tests {
             long: Some("mlockall"),
             has_arg: HasArg::No,
             abbreviable: true,
+            ..Spec::new(T::Flag)
         },
         Spec {
             id: T::Req,
@@ -350,6 +481,7 @@ mod tests {
             long: Some("interval"),
             has_arg: HasArg::Required,
             abbreviable: true,
+            ..Spec::new(T::Req)
         },
         Spec {
             id: T::Opt,
@@ -357,6 +489,7 @@ mod tests {
             long: Some("threads"),
             has_arg: HasArg::Optional(Peek::Number),
             abbreviable: true,
+            ..Spec::new(T::Opt)
         },
         Spec {
             id: T::Cpus,
@@ -364,6 +497,7 @@ mod tests {
             long: Some("affinity"),
             has_arg: HasArg::Optional(Peek::CpuList),
             abbreviable: true,
+            ..Spec::new(T::Cpus)
         },
         Spec {
             id: T::Reqlong,
@@ -371,6 +505,7 @@ mod tests {
             long: Some("intervention"),
             has_arg: HasArg::Required,
             abbreviable: true,
+            ..Spec::new(T::Reqlong)
         },
         Spec {
             id: T::Own,
@@ -378,6 +513,7 @@ mod tests {
             long: Some("mlockown"),
             has_arg: HasArg::No,
             abbreviable: false,
+            ..Spec::new(T::Own)
         },
     ];
 
