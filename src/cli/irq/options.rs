@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
+use rtlat_system::facts::Facts;
 
 use crate::cli::tuning::args::{
     APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, online_cpu_list, start,

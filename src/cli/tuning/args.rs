@@ -115,7 +115,7 @@ pub enum Start {
         root: std::path::PathBuf,
     },
     /// Anything else: the options in order and the machine they act on.
-    Run(Options, rtlat_linux::facts::Facts),
+    Run(Options, rtlat_system::facts::Facts),
 }
 
 /// The options found on a command line, in order.
@@ -169,7 +169,7 @@ pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, St
             root: std::path::PathBuf::from(root),
         });
     }
-    Ok(Start::Run(options, rtlat_linux::facts::Facts::at(&root)))
+    Ok(Start::Run(options, rtlat_system::facts::Facts::at(&root)))
 }
 
 /// The command line as typed, `rtlat COMMAND ARGS…`: what a restore file records.
@@ -191,7 +191,7 @@ pub fn invalid(option: &str, value: &str, reason: impl std::fmt::Display) -> Str
 pub fn online_cpu_list(
     option: &str,
     value: &str,
-    facts: &rtlat_linux::facts::Facts,
+    facts: &rtlat_system::facts::Facts,
 ) -> Result<rtlat_linux::cpuset::CpuSet, String> {
     let set = rtlat_linux::cpuset::CpuSet::parse(value).map_err(|e| invalid(option, value, e))?;
     let online = facts
@@ -253,9 +253,9 @@ mod tests {
 
     #[test]
     fn cpu_lists_must_be_online() {
-        let facts = rtlat_linux::facts::Facts::at(concat!(
+        let facts = rtlat_system::facts::Facts::at(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-linux/tests/data/hp-t630"
+            "/rtlat-system/tests/data/hp-t630"
         ));
         assert_eq!(
             online_cpu_list("--pin", "1-2", &facts).unwrap().to_string(),
