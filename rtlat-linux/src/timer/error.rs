@@ -181,6 +181,16 @@ mod tests {
         assert!(size_of::<Result<(), SleepError>>() <= 8);
         assert!(size_of::<Result<u64, ClockError>>() <= 16);
         assert!(size_of::<TimerError>() <= 16, "{}", size_of::<TimerError>());
+        // A step of the cycle engine on these clocks and timers: the error fits in the
+        // outcome's niche, so the result is no larger than the outcome itself (it was 80
+        // bytes for a 40-byte outcome with the crate's one 72-byte error).
+        type Step = Result<rtlat_core::Outcome, rtlat_core::Error<ClockError, SleepError>>;
+        assert!(
+            size_of::<Step>() <= size_of::<rtlat_core::Outcome>() + 8,
+            "{} for a {}-byte outcome",
+            size_of::<Step>(),
+            size_of::<rtlat_core::Outcome>()
+        );
     }
 
     #[test]
