@@ -9,7 +9,7 @@ use crate::errno::Errno;
 use crate::sys;
 
 /// The raw policy number of thread `tid` (`sched_getscheduler`), `SCHED_RESET_ON_FORK`
-/// included when set; [`Policy::from_raw`](crate::Policy::from_raw) names it.
+/// included when set; [`Policy::from_raw`](crate::thread::Policy::from_raw) names it.
 pub fn policy_raw(tid: i32) -> Result<i32, Errno> {
     sys::sched_getscheduler(tid)
 }
@@ -52,9 +52,9 @@ mod tests {
     #[test]
     fn reads_and_sets_this_thread_by_its_tid() {
         std::thread::spawn(|| {
-            let tid = crate::gettid();
+            let tid = crate::thread::gettid();
             let raw = policy_raw(tid).unwrap();
-            assert!(crate::Policy::from_raw(raw).is_some(), "{raw}");
+            assert!(crate::thread::Policy::from_raw(raw).is_some(), "{raw}");
             assert!(priority(tid).is_ok());
             let now = nice(tid).unwrap();
             set_nice(tid, now).unwrap();

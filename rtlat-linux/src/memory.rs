@@ -294,10 +294,7 @@ mod tests {
         match lock_memory() {
             Err(e @ MemoryError::MemoryLock { errno }) => {
                 println!("as nobody: {e}");
-                assert!(
-                    errno == crate::Errno::EPERM || errno == crate::Errno::ENOMEM,
-                    "{errno}"
-                );
+                assert!(errno == Errno::EPERM || errno == Errno::ENOMEM, "{errno}");
                 assert!(e.to_string().contains("ulimit -l"));
             }
             other => panic!("mlockall as nobody with no memlock limit: {other:?}"),

@@ -217,12 +217,15 @@ mod tests {
             priority: 1,
         };
         assert_eq!(check_rt_permission(Policy::Fifo, 1), Err(refused.clone()));
-        assert_eq!(crate::set_scheduler(Policy::Fifo, 1), Err(refused.clone()));
+        assert_eq!(
+            crate::thread::set_scheduler(Policy::Fifo, 1),
+            Err(refused.clone())
+        );
         assert_eq!(
             check_rt_permission(Policy::Other, 0),
             Ok(RtPermission::NotNeeded)
         );
-        crate::set_scheduler(Policy::Batch, 0).unwrap();
+        crate::thread::set_scheduler(Policy::Batch, 0).unwrap();
         println!("as nobody: {refused}");
     }
 
@@ -255,10 +258,10 @@ mod tests {
             check_rt_permission(Policy::Fifo, below),
             Ok(RtPermission::RtprioLimit(Some(limit)))
         );
-        crate::set_scheduler(Policy::Fifo, below).unwrap();
+        crate::thread::set_scheduler(Policy::Fifo, below).unwrap();
         assert_eq!(
-            crate::scheduler().unwrap(),
-            crate::Scheduling {
+            crate::thread::scheduler().unwrap(),
+            crate::thread::Scheduling {
                 policy: Policy::Fifo,
                 priority: below
             }
@@ -274,7 +277,7 @@ mod tests {
                 Err(refused.clone())
             );
             assert_eq!(
-                crate::set_scheduler(Policy::RoundRobin, above),
+                crate::thread::set_scheduler(Policy::RoundRobin, above),
                 Err(refused)
             );
         }

@@ -2,7 +2,7 @@
 
 use rtlat_core::Timer;
 
-use super::{SleepError, TimerCall};
+use super::error::{SleepError, TimerCall};
 use crate::clock::{ClockId, timespec_from_ns};
 use crate::sys;
 
@@ -36,7 +36,7 @@ impl Timer for AbsoluteSleep {
     fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         let deadline = timespec_from_ns(deadline);
         let clock = self.clock.raw();
-        super::until_not_interrupted(TimerCall::ClockNanosleep, || {
+        super::retry::until_not_interrupted(TimerCall::ClockNanosleep, || {
             sys::clock_nanosleep_abs(clock, &deadline)
         })
     }

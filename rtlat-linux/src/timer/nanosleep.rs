@@ -2,7 +2,7 @@
 
 use rtlat_core::Timer;
 
-use super::{SleepError, TimerCall};
+use super::error::{SleepError, TimerCall};
 use crate::clock::{ClockId, PosixClock};
 use crate::sys;
 
@@ -36,7 +36,7 @@ impl Timer for NanoSleep {
 
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
-        super::sleep_rest(&self.clock, deadline, TimerCall::Nanosleep, |rest| {
+        super::retry::sleep_rest(&self.clock, deadline, TimerCall::Nanosleep, |rest| {
             sys::nanosleep(rest)
         })
     }

@@ -7,7 +7,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use libc::{c_int, sigset_t};
 use rtlat_core::Timer;
 
-use super::{SleepError, TimerCall, TimerError};
+use super::error::{SleepError, TimerCall, TimerError};
 use crate::clock::{ClockId, timespec_from_ns};
 use crate::errno::Errno;
 use crate::sys::{self, PosixTimerHandle};
@@ -164,7 +164,7 @@ impl Timer for PosixTimer {
                         return Err(SleepError::Cancelled);
                     }
                 }
-                Err(Errno::EINTR) => super::interrupted()?,
+                Err(Errno::EINTR) => super::retry::interrupted()?,
                 Err(errno) => {
                     return Err(SleepError::TimerWait {
                         call: TimerCall::Sigwaitinfo,

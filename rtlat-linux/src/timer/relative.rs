@@ -3,7 +3,7 @@
 
 use rtlat_core::Timer;
 
-use super::{SleepError, TimerCall};
+use super::error::{SleepError, TimerCall};
 use crate::clock::{ClockId, PosixClock};
 use crate::sys;
 
@@ -38,7 +38,7 @@ impl Timer for RelativeSleep {
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         let clock_id = self.clock.id().raw();
-        super::sleep_rest(&self.clock, deadline, TimerCall::ClockNanosleep, |rest| {
+        super::retry::sleep_rest(&self.clock, deadline, TimerCall::ClockNanosleep, |rest| {
             sys::clock_nanosleep_rel(clock_id, rest)
         })
     }

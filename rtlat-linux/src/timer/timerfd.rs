@@ -5,7 +5,7 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rtlat_core::Timer;
 
-use super::{SleepError, TimerCall, TimerError};
+use super::error::{SleepError, TimerCall, TimerError};
 use crate::clock::{ClockId, timespec_from_ns};
 use crate::errno::Errno;
 use crate::sys;
@@ -91,7 +91,7 @@ impl Timer for TimerFd {
                     );
                     return Ok(());
                 }
-                Err(Errno::EINTR) => super::interrupted()?,
+                Err(Errno::EINTR) => super::retry::interrupted()?,
                 Err(errno) => {
                     return Err(SleepError::TimerWait {
                         call: TimerCall::ReadTimerfd,
