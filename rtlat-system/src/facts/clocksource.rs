@@ -2,7 +2,8 @@
 //! `/sys/devices/system/clocksource/clocksource0/`.
 
 use super::error::FactError;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 impl Facts {
     /// `current_clocksource`, e.g. `tsc`, `hpet`, `arch_sys_counter`.

@@ -3,7 +3,8 @@
 //! while the host ran something else.
 
 use super::error::{FactError, Malformed};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 /// The clock ticks one `cpu` line counts (`proc(5)`); `guest` and `guest_nice` are left out,
 /// since `user` and `nice` already include them.

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::error::{FactError, FactResultExt, Malformed};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 use rtlat_linux::cpuset::CpuSet;
 
 /// The cpufreq directory of one CPU; each method reads one file when called.

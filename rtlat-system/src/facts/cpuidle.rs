@@ -3,7 +3,8 @@
 //! without `CONFIG_CPU_IDLE`).
 
 use super::error::{FactError, FactResultExt, Malformed};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 /// One idle state of a CPU (`stateK/`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 
 use super::error::{FactError, Malformed};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 /// What the audit reads of `/proc/cpuinfo`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -2,7 +2,8 @@
 //! (`nohz_full=`).
 
 use super::error::FactError;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 use rtlat_linux::cpuset::CpuSet;
 
 impl Facts {

@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use super::error::FactError;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 /// The processes found holding a file open.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -3,7 +3,8 @@
 //! 2009)`) and Xen's `/sys/hypervisor/type`.
 
 use super::error::FactError;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 impl Facts {
     /// `/sys/class/dmi/id/sys_vendor`, e.g. `QEMU`, `Dell Inc.`, `Microsoft Corporation`.

@@ -9,7 +9,8 @@
 //! it whole.
 
 use super::error::{FactError, Malformed};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 /// `/proc/interrupts`, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use super::cpumask::parse_cpu_mask;
 use super::error::{FactError, FactResultExt};
 use super::interrupts::InterruptLine;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 use rtlat_linux::cpuset::CpuSet;
 
 /// One IRQ: where it may run, where it does run, and its line of `/proc/interrupts`.

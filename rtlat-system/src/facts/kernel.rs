@@ -1,7 +1,8 @@
 //! The kernel: its command line, release, version string, and whether it is PREEMPT_RT.
 
 use super::error::{FactError, FactResultExt};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 use crate::cmdline::KernelCmdline;
 
 /// The preemption model a kernel's version string (`uname -v`, `/proc/sys/kernel/version`)

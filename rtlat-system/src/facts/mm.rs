@@ -1,7 +1,8 @@
 //! Memory management the audit checks: transparent huge pages, swap, KSM.
 
 use super::error::{FactError, Malformed};
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 
 /// A sysfs choice file such as `always [madvise] never`: the choices, the selected one in
 /// brackets.

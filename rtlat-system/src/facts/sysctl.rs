@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use super::error::FactError;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 use rtlat_linux::cpuset::CpuSet;
 
 impl Facts {

@@ -8,9 +8,10 @@
 use std::path::PathBuf;
 
 use super::error::{FactError, FactResultExt};
+use super::read;
+use super::root::Facts;
 use super::stat::TaskStat;
 use super::status::TaskStatus;
-use super::{Facts, read};
 use rtlat_linux::cpuset::CpuSet;
 
 /// The longest name the kernel keeps for a task (`TASK_COMM_LEN` − 1 bytes).

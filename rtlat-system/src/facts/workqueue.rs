@@ -3,7 +3,8 @@
 
 use super::cpumask::parse_cpu_mask;
 use super::error::FactError;
-use super::{Facts, read};
+use super::read;
+use super::root::Facts;
 use rtlat_linux::cpuset::CpuSet;
 
 impl Facts {

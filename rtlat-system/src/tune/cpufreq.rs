@@ -15,9 +15,9 @@
 use std::path::PathBuf;
 
 use super::change::{Change, CpufreqSetting, Target};
+use super::error::TuneError;
 use super::frequency::format_khz;
 use crate::facts::{CpuFreq, FactError, FactResultExt as _, Facts};
-use crate::tune::TuneError;
 use rtlat_linux::cpuset::CpuSet;
 
 /// The cpufreq directory of each policy among `cpus`, with the CPUs of `cpus` it serves.

@@ -4,8 +4,8 @@
 //! disabled (all of them for `N = -1`), the others are left as they are.
 
 use super::change::{Change, Target};
+use super::error::TuneError;
 use crate::facts::{FactResultExt as _, Facts};
-use crate::tune::TuneError;
 use rtlat_linux::cpuset::CpuSet;
 
 /// The changes that keep `cpus` out of every idle state deeper than `deepest` (-1: out of
@@ -40,7 +40,7 @@ pub fn deepest_state_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::Hold;
+    use crate::tune::hold::Hold;
 
     /// A tree with CPUs 0 and 1, each with states 0..=3 (state 3 of CPU 1 already disabled).
     fn tree() -> std::path::PathBuf {

@@ -17,8 +17,8 @@ use std::os::fd::{AsFd as _, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
+use super::error::TuneError;
 use crate::facts::FactError;
-use crate::tune::TuneError;
 use rtlat_linux::Errno;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 

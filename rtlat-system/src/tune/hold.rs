@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::change::Change;
+use super::error::TuneError;
 use super::transaction::{self, Failed};
-use crate::tune::TuneError;
 
 /// Changes in effect until [`release`](Hold::release) or drop, which undo them in reverse.
 ///
@@ -90,9 +90,9 @@ mod tests {
         let file = dir.join("scaling_governor");
         std::fs::write(&file, "ondemand\n").unwrap();
         let change = Change::new(
-            crate::tune::Target::Cpufreq {
+            crate::tune::target::Target::Cpufreq {
                 cpu: 0,
-                setting: crate::tune::CpufreqSetting::Governor,
+                setting: crate::tune::target::CpufreqSetting::Governor,
             },
             "ondemand",
             "performance",

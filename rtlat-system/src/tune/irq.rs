@@ -8,9 +8,9 @@
 //! ([`is_unmovable`] tells such an error apart, to report it rather than fail).
 
 use super::change::{Change, Target};
+use super::error::TuneError;
 use super::file;
 use crate::facts::{FactError, Facts, Irq, format_cpu_mask, parse_cpu_mask};
-use crate::tune::TuneError;
 use rtlat_linux::cpuset::CpuSet;
 
 /// The system path of `/proc/irq/default_smp_affinity`.

@@ -8,9 +8,11 @@
 //! | idea | module |
 //! |---|---|
 //! | what can go wrong | [`error`] |
+//! | what a change sets | [`target`] |
 //! | one setting, before and after | [`change`] |
 //! | writing a kernel file, naming the privilege it needs | [`file`](mod@file) |
-//! | another thread's scheduling, nice value, affinity | [`thread`] |
+//! | another thread's scheduling, nice value, affinity, read and written | [`thread_setting`] |
+//! | changes planned for a thread | [`thread`] |
 //! | whether this user may change a thread, and change it back | [`permission`] |
 //! | IRQs away from CPUs | [`irq`] |
 //! | governors and fixed frequencies | [`cpufreq`], [`frequency`] |
@@ -34,7 +36,9 @@ pub mod hold;
 pub mod irq;
 pub mod permission;
 pub mod restore;
+pub mod target;
 pub mod thread;
+pub mod thread_setting;
 pub mod transaction;
 
 pub use change::{Change, CpufreqSetting, Target, ThreadSetting};

@@ -13,9 +13,9 @@
 //! - clearing `SCHED_RESET_ON_FORK` is not allowed at all.
 
 use super::change::{Change, Target, ThreadSetting};
-use super::thread::{self, SchedValue};
+use super::error::TuneError;
+use super::thread_setting::{self, SchedValue};
 use crate::facts::Facts;
-use crate::tune::TuneError;
 use rtlat_linux::privileges::RtCredentials;
 use rtlat_linux::thread::Policy;
 
@@ -59,7 +59,7 @@ impl ThreadLimits {
                 })
                 .unwrap_or(0)
         };
-        let nice = thread::current(tid, ThreadSetting::Nice)?
+        let nice = thread_setting::current(tid, ThreadSetting::Nice)?
             .parse()
             .unwrap_or(0);
         Ok(ThreadLimits {

@@ -52,9 +52,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::change::{Change, CpufreqSetting, Target, ThreadSetting};
-use super::{file, permission, thread::SchedValue};
+use super::error::TuneError;
+use super::{file, permission, thread_setting::SchedValue};
 use crate::facts::{FactResultExt as _, Facts, Interrupts, parse_cpu_mask};
-use crate::tune::TuneError;
 use rtlat_linux::cpuset::CpuSet;
 
 /// The value of a restore file's `format`.

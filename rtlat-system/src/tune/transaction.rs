@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::change::Change;
-use crate::tune::TuneError;
+use super::error::TuneError;
 
 /// What [`apply`] made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,7 +87,7 @@ mod tests {
         std::fs::write(root.join("proc/irq/2/smp_affinity_list"), "0-3\n").unwrap();
         let irq = |irq| {
             Change::new(
-                crate::tune::Target::IrqAffinity {
+                crate::tune::target::Target::IrqAffinity {
                     irq,
                     actions: Vec::new(),
                 },
