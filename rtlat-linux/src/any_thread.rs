@@ -1,6 +1,7 @@
 //! Any thread's scheduling, nice value and CPUs, named by its kernel thread id (TID), with the
-//! bare [`Errno`]: the calls a tuning tool (rtlat-system's `tune::thread`) makes on threads
-//! it does not run, which words its own errors (who may change what, and how to undo it).
+//! bare [`Errno`]: the calls a tuning tool (rtlat-system's `tune::thread_setting`) makes on
+//! threads it does not run, which words its own errors (who may change what, and how to undo
+//! it).
 //!
 //! A TID of 0 names the calling thread, as the kernel reads it; a caller that means another
 //! thread refuses 0 itself.

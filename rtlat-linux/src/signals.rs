@@ -9,8 +9,9 @@
 //! which sets a process-wide flag and sends each measurement thread [`wake_signal`], a
 //! real-time signal whose handler does nothing. The signal cuts the thread's sleep short
 //! (`EINTR`: no handler here asks for `SA_RESTART`); the timers of [`crate::timer`] look at
-//! the flag only then, and return [`SleepError::Cancelled`](crate::SleepError::Cancelled) instead of sleeping again. The
-//! measurement's hot path pays nothing for it: no extra system call, load or branch per cycle.
+//! the flag only then, and return [`SleepError::Cancelled`](crate::timer::SleepError::Cancelled) instead
+//! of sleeping again. The measurement's hot path pays nothing for it: no extra system call,
+//! load or branch per cycle.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -156,9 +157,10 @@ pub fn request_stop() {
 }
 
 /// Ends the measurement now, whatever its threads are sleeping for: from this call on, a
-/// sleep of [`crate::timer`] that a signal interrupts returns [`SleepError::Cancelled`](crate::SleepError::Cancelled) instead of
-/// sleeping again, and each thread of `tids` (measurement threads' ids from
-/// [`gettid`](crate::gettid); 0, a thread not started yet, is skipped) is sent
+/// sleep of [`crate::timer`] that a signal interrupts returns
+/// [`SleepError::Cancelled`](crate::timer::SleepError::Cancelled) instead of sleeping again,
+/// and each thread of `tids` (measurement threads' ids from
+/// [`gettid`](crate::thread::gettid); 0, a thread not started yet, is skipped) is sent
 /// [`wake_signal`], which interrupts its sleep.
 ///
 /// A wake-up that reaches a thread after its last look at the run's stop flag but before its
