@@ -95,7 +95,7 @@ impl fmt::Display for SchedRequest {
     }
 }
 
-/// A scheduling as a [`Change`] value: `fifo:80`, `rr:5`, `other`, `batch`, `idle`.
+/// A scheduling as a [`Change`](super::Change) value: `fifo:80`, `rr:5`, `other`, `batch`, `idle`.
 pub fn scheduling_text(scheduling: Scheduling) -> String {
     if scheduling.policy.is_realtime() {
         format!("{}:{}", scheduling.policy.name(), scheduling.priority)
