@@ -5,7 +5,7 @@
 use crate::audit_support;
 
 use audit_support::{TempFile, audit, audit_tree, findings, fixture, linux_tree};
-use rtlat_linux::cmdline::KernelCmdline;
+use rtlat_system::cmdline::KernelCmdline;
 use serde_json::Value;
 
 fn suggest_json(root: &str, cmdline: Option<&str>, isolate: &str) -> Value {

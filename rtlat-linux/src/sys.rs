@@ -1,7 +1,7 @@
 //! Every `unsafe` call of the crate, each in a small function with its reason.
 //!
 //! The wrappers speak libc's types and return `Result<_, Errno>`; the modules above turn an
-//! [`Errno`] into an [`Error`](crate::Error) that names the call and what to do. Nothing here
+//! [`Errno`] into their area's error, which names the call and what to do. Nothing here
 //! allocates except [`sched_getaffinity`] and [`sched_setaffinity`] (set-up calls).
 
 use core::ffi::{CStr, c_void};
@@ -11,7 +11,7 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 use libc::{c_int, c_ulong, clockid_t, pid_t, sigset_t, timespec};
 
-use crate::error::Errno;
+use crate::errno::Errno;
 
 /// `errno` of the last failed call on this thread.
 #[inline]
@@ -376,60 +376,12 @@ pub(crate) fn utc_offset(unix: TimeT) -> Result<i64, Errno> {
     }
 }
 
-// ---- files, relative to a directory -------------------------------------------------------
-
-/// `openat(dir, name, flags | O_CLOEXEC)` (never `O_CREAT`: no mode). `name` is one path
-/// component or a relative path, as the caller decides.
-pub(crate) fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: c_int) -> Result<OwnedFd, Errno> {
-    // SAFETY: `name` is a NUL-terminated string valid for the call; without O_CREAT no mode
-    // argument is read.
-    let fd =
-        check(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC) })?;
-    // SAFETY: `fd` was just returned by openat and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
+// ---- named pipes ---------------------------------------------------------------------------
 
 /// `mkfifo(path, mode)` (the process umask applies, as for cyclictest's `mkfifo(path, 0666)`).
 pub(crate) fn mkfifo(path: &CStr, mode: libc::mode_t) -> Result<(), Errno> {
     // SAFETY: `path` is a NUL-terminated string valid for the call.
     check(unsafe { libc::mkfifo(path.as_ptr(), mode) }).map(drop)
-}
-
-/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`'s `st_mode`: the entry itself, a link not followed.
-pub(crate) fn lstat_mode_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<u32, Errno> {
-    let mut stat = MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `name` is NUL-terminated and `stat` is writable for the call.
-    check(unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            stat.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    })?;
-    // SAFETY: fstatat succeeded, so it filled `stat`.
-    Ok(unsafe { stat.assume_init() }.st_mode)
-}
-
-/// `readlinkat(dir, name)`: the text of a symbolic link (at most 4 KiB, which a sysfs link
-/// never reaches; longer is `ENAMETOOLONG`).
-pub(crate) fn readlinkat(dir: BorrowedFd<'_>, name: &CStr) -> Result<Vec<u8>, Errno> {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: `name` is NUL-terminated; the kernel writes at most `buf.len()` bytes to `buf`.
-    let n = unsafe {
-        libc::readlinkat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    let n = usize::try_from(n).map_err(|_| last_errno())?;
-    if n == buf.len() {
-        return Err(Errno::from_raw(libc::ENAMETOOLONG));
-    }
-    buf.truncate(n);
-    Ok(buf)
 }
 
 // ---- signals -------------------------------------------------------------------------------

@@ -826,9 +826,9 @@ impl JsonParser<'_> {
     }
 }
 
-/// The constructed hp-t630 machine tree (rtlat-linux/tests/data/hp-t630).
+/// The constructed hp-t630 machine tree (rtlat-system/tests/data/hp-t630).
 pub fn hp_t630_tree() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rtlat-linux/tests/data/hp-t630")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rtlat-system/tests/data/hp-t630")
 }
 
 /// Copies the folder `from` into `to`, recursively.

@@ -2,8 +2,8 @@
 
 use rtlat_core::Timer;
 
+use super::error::{SleepError, TimerCall};
 use crate::clock::{ClockId, timespec_from_ns};
-use crate::error::Error;
 use crate::sys;
 
 /// Sleeps with `clock_nanosleep(clock, TIMER_ABSTIME, deadline)`.
@@ -11,7 +11,7 @@ use crate::sys;
 /// An absolute sleep does not drift: the deadline is a point on the clock, so time spent
 /// between wake-ups never shifts the next one. A signal handler interrupting the sleep makes
 /// it sleep again to the same deadline (once the measurement is cancelled, it returns
-/// [`Error::Cancelled`] instead).
+/// [`SleepError::Cancelled`] instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AbsoluteSleep {
     clock: ClockId,
@@ -30,13 +30,13 @@ impl AbsoluteSleep {
 }
 
 impl Timer for AbsoluteSleep {
-    type Error = Error;
+    type Error = SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         let deadline = timespec_from_ns(deadline);
         let clock = self.clock.raw();
-        super::until_not_interrupted("clock_nanosleep", || {
+        super::retry::until_not_interrupted(TimerCall::ClockNanosleep, || {
             sys::clock_nanosleep_abs(clock, &deadline)
         })
     }

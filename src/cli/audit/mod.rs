@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use rtlat_linux::facts::Facts;
+use rtlat_system::facts::Facts;
 
 use context::Context;
 pub use finding::Finding;

@@ -2,7 +2,7 @@
 //! matters to it before it starts: `rtlat run --profile` runs the checks its board profile
 //! names ([`rtlat_arm64::BoardProfile::audit_checks`]) and reports them beside the run.
 
-use rtlat_linux::facts::Facts;
+use rtlat_system::facts::Facts;
 use serde_json::Value;
 
 use super::checks;

@@ -26,8 +26,8 @@
 //! one in force is kept, at the first one's place), and `nohz=off` (which defeats
 //! `nohz_full=`). Everything else, `root=` included, stays as it is.
 
-use rtlat_linux::cmdline::{KernelCmdline, Param, normalize_name};
 use rtlat_linux::cpuset::CpuSet;
+use rtlat_system::cmdline::{KernelCmdline, Param, normalize_name};
 use serde_json::{Value, json};
 
 use super::context::cpus_phrase;

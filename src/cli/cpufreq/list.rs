@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::cpufreq::policies;
-use rtlat_linux::tune::format_khz;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::cpufreq::policies;
+use rtlat_system::tune::format_khz;
 
 /// Prints the table; returns the exit status (2 without cpufreq).
 pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {

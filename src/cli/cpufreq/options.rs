@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::frequency::parse_frequency;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::frequency::parse_frequency;
 
 use rtlat::options::CliError;
 

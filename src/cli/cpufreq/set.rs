@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::Error;
-use rtlat_linux::tune::cpufreq::{frequency_changes, governor_changes};
+use rtlat_system::TuneError as Error;
+use rtlat_system::tune::cpufreq::{frequency_changes, governor_changes};
 
 use super::options::Set;
 use crate::cli::tuning::apply::{Request, run as run_request};

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::{FactResultExt as _, parse_cpu_mask};
-use rtlat_linux::tune::irq::{away_from, is_unmovable};
+use rtlat_system::facts::{FactResultExt as _, parse_cpu_mask};
+use rtlat_system::tune::irq::{away_from, is_unmovable};
 
 use super::options::Away;
 use crate::cli::tuning::apply::{Request, cpus_text, run as run_request};

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
+use rtlat_system::facts::Facts;
 
 use rtlat::options::CliError;
 

@@ -113,12 +113,13 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
     // Meet the main thread even after a failure, so that it never waits forever.
     shared.ready.wait();
     let (mut engine, mut histogram) = prepared?;
-    let failed = |e: rtlat_core::Error<rtlat_linux::Error, rtlat_linux::Error>| e.to_string();
+    let failed =
+        |e: rtlat_core::Error<rtlat_linux::ClockError, rtlat_linux::SleepError>| e.to_string();
     // A step cut short because the run is ending measured nothing: the loop just ends.
-    let cancelled = |r: &Result<Outcome, rtlat_core::Error<_, rtlat_linux::Error>>| {
+    let cancelled = |r: &Result<Outcome, rtlat_core::Error<_, rtlat_linux::SleepError>>| {
         matches!(
             r,
-            Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled))
+            Err(rtlat_core::Error::Timer(rtlat_linux::SleepError::Cancelled))
         )
     };
 
@@ -190,7 +191,7 @@ pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
         // a second may leave the last deadline well before it); a stop signal cuts this.
         let mut sleep = AbsoluteSleep::new(ClockId::Monotonic);
         match sleep.sleep_until(end_ns) {
-            Ok(()) | Err(rtlat_linux::Error::Cancelled) => {}
+            Ok(()) | Err(rtlat_linux::SleepError::Cancelled) => {}
             Err(e) => return Err(e.to_string()),
         }
     }

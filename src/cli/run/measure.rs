@@ -113,7 +113,7 @@ pub fn run_thread(
     };
     let clock = PosixClock::new(id);
     let interval = plan.interval_ns;
-    let linux = |e: rtlat_linux::Error| e.to_string();
+    let linux = |e: rtlat_linux::TimerError| e.to_string();
     match plan.timer {
         TimerKind::Absolute => measure(plan, shared, h, || Ok((clock, AbsoluteSleep::new(id)))),
         TimerKind::Relative => measure(plan, shared, h, || Ok((clock, RelativeSleep::new(id)))),
@@ -198,7 +198,7 @@ fn measure<C, T>(
 where
     C: CoreClock,
     C::Error: Display,
-    T: Timer<Error = rtlat_linux::Error> + DeadlineTranslation,
+    T: Timer<Error = rtlat_linux::SleepError> + DeadlineTranslation,
 {
     let live = &shared.live[plan.index];
     let ring = shared.rings[plan.index].as_ref();
@@ -259,7 +259,7 @@ where
             Ok(outcome) => outcome,
             // The run ended while this thread slept (a signal, -D, another thread's end):
             // the interrupted cycle is not measured.
-            Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled)) => break Ok(()),
+            Err(rtlat_core::Error::Timer(rtlat_linux::SleepError::Cancelled)) => break Ok(()),
             Err(e) => break Err(format!("thread {}: {e}", plan.index)),
         };
         let (sample, broke) = match outcome {
@@ -364,12 +364,12 @@ fn prepare<C: CoreClock, T: Timer>(
     histogram: Box<RunHistogram>,
     make: impl FnOnce() -> Result<(C, T), String>,
 ) -> Result<(ThreadState, CycleEngine<C, T>), String> {
-    let failed = |e: rtlat_linux::Error| format!("thread {}: {e}", plan.index);
-    rtlat_linux::signals::block_run_signals().map_err(failed)?;
+    let failed = |e: &dyn Display| format!("thread {}: {e}", plan.index);
+    rtlat_linux::signals::block_run_signals().map_err(|e| failed(&e))?;
     let mut setup = ThreadSetup::new(plan.policy, plan.priority);
     setup.cpus = plan.cpu.into_iter().collect();
     setup.prefault_stack = plan.prefault_stack;
-    let tid = setup.apply().map_err(failed)?;
+    let tid = setup.apply().map_err(|e| failed(&e))?;
     live.set_tid(tid);
 
     let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);

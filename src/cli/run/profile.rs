@@ -21,7 +21,7 @@
 
 use rtlat_arm64::{BoardProfile, RtPolicy, ThreadLayout};
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::tune::format_khz;
+use rtlat_system::tune::format_khz;
 use serde_json::{Value, json};
 
 use super::options::{CpuSpec, Plan, Policy, RunConfig, Threads, UsageError};

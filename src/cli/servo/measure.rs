@@ -168,7 +168,7 @@ pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, 
         let run = match schedule.wait() {
             Ok(run) => run,
             // The run ended while the thread slept: the interrupted tick is not seen.
-            Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled)) => break Ok(()),
+            Err(rtlat_core::Error::Timer(rtlat_linux::SleepError::Cancelled)) => break Ok(()),
             Err(e) => break Err(failed(e.to_string())),
         };
         let tick = monitor.tick(scale.to_ns(run.start_ticks));

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::{FactResultExt as _, Facts, ThreadInfo};
+use rtlat_system::facts::{FactResultExt as _, Facts, ThreadInfo};
 use serde_json::json;
 
 use super::options::Filter;
@@ -135,7 +135,7 @@ fn select(facts: &Facts, filter: &Filter) -> Result<Vec<ThreadInfo>, String> {
         Filter::Tids(tids) => tids
             .iter()
             .map(|&tid| {
-                let thread = rtlat_linux::tune::thread::find_thread(facts, tid)
+                let thread = rtlat_system::tune::thread::find_thread(facts, tid)
                     .map_err(|e| format!("--tid {tid}: {e}"))?;
                 facts
                     .thread(thread.pid, tid)

@@ -11,9 +11,9 @@
 use std::path::PathBuf;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::SchedRequest;
-use rtlat_linux::tune::thread::SCHED_REQUEST_SYNTAX;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::SchedRequest;
+use rtlat_system::tune::thread::SCHED_REQUEST_SYNTAX;
 
 use rtlat::options::CliError;
 

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::thread::{find_thread, thread_changes};
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::thread::{find_thread, thread_changes};
 
 use super::options::Change;
 use crate::cli::tuning::apply::{Request, run as run_request};

@@ -143,12 +143,12 @@ pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, Cl
 }
 
 /// The second step: the machine under `root` (`--root`, which must be a directory).
-pub fn machine(root: &std::path::Path) -> Result<rtlat_linux::facts::Facts, CliError> {
+pub fn machine(root: &std::path::Path) -> Result<rtlat_system::facts::Facts, CliError> {
     if !root.is_dir() {
         let shown = root.display().to_string();
         return Err(invalid("--root", &shown, "not a directory").into());
     }
-    Ok(rtlat_linux::facts::Facts::at(root))
+    Ok(rtlat_system::facts::Facts::at(root))
 }
 
 /// The command line as typed, `rtlat COMMAND ARGS…`: what a restore file records.
@@ -170,7 +170,7 @@ pub fn invalid(option: &str, value: &str, reason: impl std::fmt::Display) -> Str
 pub fn online_cpu_list(
     option: &str,
     value: &str,
-    facts: &rtlat_linux::facts::Facts,
+    facts: &rtlat_system::facts::Facts,
 ) -> Result<rtlat_linux::cpuset::CpuSet, String> {
     let set = rtlat_linux::cpuset::CpuSet::parse(value).map_err(|e| invalid(option, value, e))?;
     let online = facts
@@ -223,9 +223,9 @@ mod tests {
 
     #[test]
     fn cpu_lists_must_be_online() {
-        let facts = rtlat_linux::facts::Facts::at(concat!(
+        let facts = rtlat_system::facts::Facts::at(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-linux/tests/data/hp-t630"
+            "/rtlat-system/tests/data/hp-t630"
         ));
         assert_eq!(
             online_cpu_list("--pin", "1-2", &facts).unwrap().to_string(),
