@@ -21,26 +21,36 @@ use super::{Count, Entries, Expected, Field, objects};
 #[serde(default)]
 pub struct Document {
     /// 1.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub file_version: Field<Number>,
     /// The command line, argv joined by spaces.
     #[serde(rename = "cmdline:")]
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub cmdline: Field<String>,
     /// The rt-tests release (`"2.40"`).
     #[serde(rename = "rt_test_version:")]
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub rt_test_version: Field<String>,
     /// Start, RFC 2822 local time.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub start_time: Field<String>,
     /// End, RFC 2822 local time.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub end_time: Field<String>,
     /// The exit status.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub return_code: Field<Number>,
     /// uname's fields.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub sysinfo: Field<Sysinfo>,
     /// How many threads.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub num_threads: Field<Number>,
     /// 1 with `-N` (values in ns), else 0 (µs).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub resolution_in_ns: Field<Number>,
     /// The threads by number (`"0"`, `"1"` …).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub thread: Field<Entries<Field<Thread>>>,
     /// rtlat's figures for the run (rtlat only).
     #[serde(skip_serializing_if = "Field::is_absent")]
@@ -52,14 +62,19 @@ pub struct Document {
 #[serde(default)]
 pub struct Sysinfo {
     /// `Linux`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub sysname: Field<String>,
     /// Host name.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub nodename: Field<String>,
     /// Kernel release.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub release: Field<String>,
     /// Kernel version (build) string.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub version: Field<String>,
     /// `x86_64`, `aarch64` …
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub machine: Field<String>,
     /// 1 on a PREEMPT_RT kernel (cyclictest only).
     #[serde(skip_serializing_if = "Field::is_absent")]
@@ -77,18 +92,25 @@ pub struct Sysinfo {
 #[serde(default)]
 pub struct Thread {
     /// `{"bucket": count}`: the non-empty buckets below the `-h` limit, one unit wide.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub histogram: Field<LinearHistogram>,
     /// Cycles measured.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub cycles: Field<Count>,
     /// Smallest latency, in the file's unit.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub min: Field<Number>,
     /// Largest latency, in the file's unit.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub max: Field<Number>,
     /// Mean latency, in the file's unit.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub avg: Field<Avg>,
     /// The thread's CPU, -1 when not pinned.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub cpu: Field<Number>,
     /// The CPU's NUMA node, -1 when not looked up.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub node: Field<Number>,
     /// rtlat's figures for the thread (rtlat only).
     #[serde(skip_serializing_if = "Field::is_absent")]

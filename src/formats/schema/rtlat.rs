@@ -12,40 +12,58 @@ use super::{Count, Entries, Field, objects};
 #[serde(default)]
 pub struct ThreadExtra {
     /// `"ns"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub unit: Field<String>,
     /// The thread's TID.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub tid: Field<i64>,
     /// Its real-time priority.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub priority: Field<i64>,
     /// Its interval, µs.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub interval_us: Field<u64>,
     /// Cycles measured.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub cycles: Field<Count>,
     /// Smallest latency (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub min: Field<Option<Number>>,
     /// Largest latency (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub max: Field<Option<Number>>,
     /// Mean latency (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub mean: Field<Option<f64>>,
     /// Standard deviation, from the histogram (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub stddev: Field<Option<f64>>,
     /// Missed periods.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub overruns: Field<Option<Count>>,
     /// The cycle of the largest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub max_cycle: Field<Option<u64>>,
     /// `p50`, `p90`, `p99`, `p99.9`, `p99.99` from the histogram.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub percentiles: Field<Entries<Option<i64>>>,
     /// The histogram's bound on a percentile's relative error.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub percentile_relative_error: Field<f64>,
     /// Minor page faults of the measuring thread while it measured.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub minor_page_faults_while_measuring: Field<u64>,
     /// Allocations while measuring.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub allocations_while_measuring: Field<u64>,
     /// `-v` samples that could not be printed.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub lost_verbose_samples: Field<u64>,
     /// Per-second figures.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub seconds: Field<Seconds>,
     /// The log-linear histogram, as rtlat-core serializes it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub histogram: Field<Histogram>,
     /// What the generic-timer clock's timer did translating deadlines (that clock only).
     #[serde(skip_serializing_if = "Field::is_absent")]
@@ -57,14 +75,19 @@ pub struct ThreadExtra {
 #[serde(default)]
 pub struct RunExtra {
     /// rtlat's version.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub version: Field<String>,
     /// `"ns"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub unit: Field<String>,
     /// Missed periods of all threads.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub overruns: Field<u64>,
     /// TID of the thread that broke the run (`-b`), `null` if none.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub break_thread: Field<Option<i64>>,
     /// The run's configuration as rtlat resolved it (see `rtlat run --help`).
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub config: Field<Map<String, Value>>,
 }
 
@@ -75,6 +98,7 @@ pub struct RunExtra {
 #[serde(default)]
 pub struct Histogram {
     /// The bucket layout.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub layout: Field<Layout>,
     /// The layout's number of buckets.
     #[serde(skip_serializing_if = "Field::is_absent")]
@@ -83,10 +107,13 @@ pub struct Histogram {
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub summary: Field<Summary>,
     /// Values below the first bucket.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub underflow: Field<Count>,
     /// Values beyond the last bucket.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub overflow: Field<Count>,
     /// The non-empty buckets.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub buckets: Field<Vec<Field<Bucket>>>,
 }
 
@@ -96,6 +123,7 @@ pub struct Histogram {
 #[serde(default)]
 pub struct Layout {
     /// `"log-linear"` or `"linear"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub kind: Field<String>,
     /// Log-linear: sub-buckets per octave, as a power of two.
     #[serde(skip_serializing_if = "Field::is_absent")]
@@ -116,12 +144,16 @@ pub struct Layout {
 #[serde(default)]
 pub struct Summary {
     /// Values recorded.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub count: Field<u64>,
     /// Smallest.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub min: Field<Option<i64>>,
     /// Largest.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub max: Field<Option<i64>>,
     /// Sum.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub sum: Field<Number>,
 }
 
@@ -130,10 +162,13 @@ pub struct Summary {
 #[serde(default)]
 pub struct Bucket {
     /// Low bound, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub low: Field<i64>,
     /// High bound, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub high: Field<i64>,
     /// Values in it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub count: Field<Count>,
 }
 
@@ -143,8 +178,10 @@ pub struct Bucket {
 #[serde(default)]
 pub struct Seconds {
     /// Seconds each entry covers.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub period_s: Field<Number>,
     /// The entries, oldest first.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub entries: Field<Vec<Field<Second>>>,
 }
 
@@ -153,16 +190,22 @@ pub struct Seconds {
 #[serde(default)]
 pub struct Second {
     /// Start, seconds since the thread's start.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub t: Field<Number>,
     /// Cycles in the window.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub cycles: Field<u64>,
     /// Smallest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub min: Field<Option<i64>>,
     /// Mean latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub avg: Field<Option<i64>>,
     /// Largest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub max: Field<Option<i64>>,
     /// Missed periods.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub overruns: Field<u64>,
 }
 
@@ -171,12 +214,16 @@ pub struct Second {
 #[serde(default)]
 pub struct DeadlineTranslation {
     /// Wake-ups before the deadline on the measured clock, finished on it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub early_wakeups: Field<u64>,
     /// CLOCK_MONOTONIC's rate against the measured clock's stated rate, ppm.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub slew_ppm: Field<i64>,
     /// Rate measurements taken.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub calibrations: Field<u64>,
     /// Rate measurements refused.
+    #[serde(skip_serializing_if = "Field::is_absent")]
     pub refused: Field<u64>,
 }
 
