@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, TimerKind, signals};
-use serde_json::json;
+use rtlat::formats::schema::rtlat as schema;
 
 use super::live::{LiveFigures, LiveStatus};
 use super::measure::{MeasurePlan, RunShared, run_thread};
@@ -175,8 +175,8 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
     let profile = match &config.profile {
-        Some(profile) => profile.json(&config, &profile.audit()),
-        None => serde_json::Value::Null,
+        Some(profile) => Some(profile.json(&config, &profile.audit())),
+        None => None,
     };
 
     // -F: the statistics pipe, made before the threads start, removed at the end.
@@ -328,7 +328,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         as_cyclictest,
         args,
         (start_unix, end_unix),
-        &profile,
+        profile.as_ref(),
     )
 }
 
@@ -545,7 +545,7 @@ fn finish(
     as_cyclictest: bool,
     args: &[String],
     (start_unix, end_unix): (u64, u64),
-    profile: &serde_json::Value,
+    profile: Option<&schema::Profile>,
 ) -> Result<ExitCode, String> {
     let program = if as_cyclictest {
         "cyclictest"
@@ -779,22 +779,34 @@ fn args_line(args: &[String], as_cyclictest: bool) -> String {
         .join(" ")
 }
 
-fn config_json(config: &RunConfig, plan: &Plan, profile: &serde_json::Value) -> serde_json::Value {
-    json!({
-        "threads": plan.threads.iter().map(|t| json!({
-            "index": t.index, "cpu": t.cpu, "policy": t.policy.sched_name(),
-            "priority": t.priority, "interval_us": t.interval_us,
-        })).collect::<Vec<_>>(),
-        "loops": config.loops,
-        "duration_s": config.duration.map(|d| d.as_secs_f64()),
-        "timer": config.timer.name(),
-        "clock": config.clock.c_name(),
-        "mlockall": config.mlockall,
-        "cpu_dma_latency_us": config.dma_latency_us(),
-        "histogram_buckets": config.histogram.map(|h| h.buckets),
-        "unit": if config.unit == Unit::Ns { "ns" } else { "us" },
-        "breaktrace": config.breaktrace,
-        "fail_above_us": config.fail_above_us,
-        "profile": profile,
-    })
+fn config_json(
+    config: &RunConfig,
+    plan: &Plan,
+    profile: Option<&schema::Profile>,
+) -> serde_json::Value {
+    let config = schema::RunConfig {
+        threads: plan
+            .threads
+            .iter()
+            .map(|t| schema::ThreadConfig {
+                index: t.index,
+                cpu: t.cpu,
+                policy: t.policy.sched_name().to_string(),
+                priority: t.priority,
+                interval_us: t.interval_us,
+            })
+            .collect(),
+        loops: config.loops,
+        duration_s: config.duration.map(|d| d.as_secs_f64()),
+        timer: config.timer.name().to_string(),
+        clock: config.clock.c_name().to_string(),
+        mlockall: config.mlockall,
+        cpu_dma_latency_us: config.dma_latency_us(),
+        histogram_buckets: config.histogram.map(|h| h.buckets),
+        unit: if config.unit == Unit::Ns { "ns" } else { "us" }.to_string(),
+        breaktrace: config.breaktrace,
+        fail_above_us: config.fail_above_us,
+        profile: profile.cloned(),
+    };
+    serde_json::to_value(config).unwrap_or_default()
 }

@@ -16,13 +16,13 @@
 //! whole document, so that a reader refuses a file only for a value it needs, and names that
 //! value's key and what it should hold (see [`Field::get`]).
 
-// pub mod audit;
-// pub mod compare;
+pub mod audit;
+pub mod compare;
 pub mod cyclictest;
 pub mod jitterdebugger;
 pub mod rtlat;
-// pub mod servo;
-// pub mod threads;
+pub mod servo;
+pub mod threads;
 
 use std::fmt;
 use std::marker::PhantomData;

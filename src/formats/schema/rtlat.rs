@@ -238,3 +238,63 @@ objects!(
     Second,
     DeadlineTranslation
 );
+
+/// The run's configuration as rtlat resolved it: the run object's `config` (written from
+/// this type; read back as a list of settings, whatever keys a file's version has).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// The measuring threads.
+    pub threads: Vec<ThreadConfig>,
+    /// `-l`: cycles per thread (0: no limit).
+    pub loops: u64,
+    /// `-D`: duration, seconds.
+    pub duration_s: Option<f64>,
+    /// `"abs"` or `"rel"` sleeps.
+    pub timer: String,
+    /// The clock measured (`CLOCK_MONOTONIC` …).
+    pub clock: String,
+    /// `-m`: memory locked.
+    pub mlockall: bool,
+    /// The `/dev/cpu_dma_latency` value held.
+    pub cpu_dma_latency_us: Option<u32>,
+    /// `-h`: histogram buckets.
+    pub histogram_buckets: Option<u32>,
+    /// `"us"` or `"ns"` (`-N`).
+    pub unit: String,
+    /// `-b`: the latency that stops the run, µs.
+    pub breaktrace: Option<u64>,
+    /// `--fail-above`, µs.
+    pub fail_above_us: Option<u64>,
+    /// `--profile`: the board profile and its audit (`null` without one).
+    pub profile: Option<Profile>,
+}
+
+/// One measuring thread of a [`RunConfig`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadConfig {
+    /// Its number.
+    pub index: u32,
+    /// Its CPU.
+    pub cpu: usize,
+    /// `SCHED_FIFO` …
+    pub policy: String,
+    /// Its priority.
+    pub priority: u8,
+    /// Its interval, µs.
+    pub interval_us: u64,
+}
+
+/// A board profile in a [`RunConfig`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    /// Its name.
+    pub name: String,
+    /// What board it is.
+    pub description: String,
+    /// The cpufreq governor held during the run.
+    pub governor: String,
+    /// The fixed frequency, kHz, if the profile sets one.
+    pub frequency_khz: Option<u32>,
+    /// The profile's audit checks of the machine.
+    pub audit: Vec<super::audit::Finding>,
+}
