@@ -13,8 +13,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{
-    Alias, Json, JsonExt, TempDir, json_text_at, compare_line_sets, compare_lines, measuring, real_cyclictest, rtlat_run,
-    run,
+    Alias, Json, JsonExt, TempDir, compare_line_sets, compare_lines, json_text_at, measuring,
+    real_cyclictest, rtlat_run, run,
 };
 
 const LIMIT: Duration = Duration::from_secs(20);

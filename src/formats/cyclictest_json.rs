@@ -136,8 +136,16 @@ pub(crate) fn thread_series(
     series.cycles = Some(cycles);
     if cycles > 0 {
         let (min, max) = (key_path("min"), key_path("max"));
-        series.min = Some(json::nanoseconds(thread.min.required(&min)?, &min, unit_ns)?);
-        series.max = Some(json::nanoseconds(thread.max.required(&max)?, &max, unit_ns)?);
+        series.min = Some(json::nanoseconds(
+            thread.min.required(&min)?,
+            &min,
+            unit_ns,
+        )?);
+        series.max = Some(json::nanoseconds(
+            thread.max.required(&max)?,
+            &max,
+            unit_ns,
+        )?);
         series.avg = Some(thread.avg.required(&key_path("avg"))?.0 * unit_ns as f64);
     }
     series.cpu = match thread.cpu.get(&key_path("cpu"))? {
@@ -183,10 +191,13 @@ pub(crate) fn linear_histogram(
     let mut top = 0u64;
     for (key, value) in map {
         let key_path = json::path(path, key);
-        let index: u64 = key
-            .trim()
-            .parse()
-            .map_err(|_| bad_value(&key_path, "a bucket number as key", &Value::String(key.clone())))?;
+        let index: u64 = key.trim().parse().map_err(|_| {
+            bad_value(
+                &key_path,
+                "a bucket number as key",
+                &Value::String(key.clone()),
+            )
+        })?;
         let count = value.required(&key_path)?.0;
         let low = i64::try_from(index)
             .ok()

@@ -2,9 +2,9 @@
 //! (`thread.N.rtlat.seconds`, read here from the file itself) and Xenomai `latency` output
 //! (one `RTD|` line a second, read by [`crate::formats`]).
 
-use crate::formats::{Format, Run};
 use crate::formats::schema::Field;
 use crate::formats::schema::cyclictest::{Document, Thread};
+use crate::formats::{Format, Run};
 use serde_json::{Number, Value};
 
 /// One thread's maxima over time.
@@ -61,7 +61,10 @@ fn rtlat_seconds(text: &str) -> Result<Vec<Timeline>, String> {
     keys.sort_by(|(n, k, _), (m, l, _)| (n, k).cmp(&(m, l)));
     let mut timelines = Vec::new();
     for (_, key, thread) in keys {
-        let Some(seconds) = thread.valid().and_then(|t| t.rtlat.valid()).map(|r| &r.seconds)
+        let Some(seconds) = thread
+            .valid()
+            .and_then(|t| t.rtlat.valid())
+            .map(|r| &r.seconds)
         else {
             continue;
         };

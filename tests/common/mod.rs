@@ -878,7 +878,10 @@ mod self_tests {
         assert_eq!(j.at("h"), &Json::Object(Default::default()));
         assert_eq!(j.at("a").at("y")[1].kind(), "float");
         let text = r#"{"thread": {"0": {"avg": 14.00, "min": 3}}}"#;
-        assert_eq!(json_text_at(text, &["thread", "0", "avg"]).as_deref(), Some("14.00"));
+        assert_eq!(
+            json_text_at(text, &["thread", "0", "avg"]).as_deref(),
+            Some("14.00")
+        );
         assert_eq!(json_text_at(text, &["thread", "1"]), None);
     }
 }

@@ -2,8 +2,8 @@
 //! matters to it before it starts: `rtlat run --profile` runs the checks its board profile
 //! names ([`rtlat_arm64::BoardProfile::audit_checks`]) and reports them beside the run.
 
-use rtlat_linux::facts::Facts;
 use rtlat::formats::schema::audit as schema;
+use rtlat_linux::facts::Facts;
 
 use super::checks;
 use super::context::Context;

@@ -26,9 +26,9 @@
 //! one in force is kept, at the first one's place), and `nohz=off` (which defeats
 //! `nohz_full=`). Everything else, `root=` included, stays as it is.
 
+use rtlat::formats::schema::audit as schema;
 use rtlat_linux::cmdline::{KernelCmdline, Param, normalize_name};
 use rtlat_linux::cpuset::CpuSet;
-use rtlat::formats::schema::audit as schema;
 
 use super::context::cpus_phrase;
 use super::known_params::{self, NameCheck};

@@ -7,9 +7,9 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rtlat::formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, TimerKind, signals};
-use rtlat::formats::schema::rtlat as schema;
 
 use super::live::{LiveFigures, LiveStatus};
 use super::measure::{MeasurePlan, RunShared, run_thread};
@@ -174,10 +174,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .map(|states| states.hold(as_cyclictest))
         .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
-    let profile = match &config.profile {
-        Some(profile) => Some(profile.json(&config, &profile.audit())),
-        None => None,
-    };
+    let profile = config
+        .profile
+        .as_ref()
+        .map(|profile| profile.json(&config, &profile.audit()));
 
     // -F: the statistics pipe, made before the threads start, removed at the end.
     let fifo = config
@@ -783,8 +783,8 @@ fn config_json(
     config: &RunConfig,
     plan: &Plan,
     profile: Option<&schema::Profile>,
-) -> serde_json::Value {
-    let config = schema::RunConfig {
+) -> schema::RunConfig {
+    schema::RunConfig {
         threads: plan
             .threads
             .iter()
@@ -807,6 +807,5 @@ fn config_json(
         breaktrace: config.breaktrace,
         fail_above_us: config.fail_above_us,
         profile: profile.cloned(),
-    };
-    serde_json::to_value(config).unwrap_or_default()
+    }
 }

@@ -19,10 +19,10 @@
 //! the governor and frequency, and then runs the audit checks ([`RunProfile::audit`]) so that
 //! they describe the machine as it is measured (a hold that did not take shows there).
 
+use rtlat::formats::schema::rtlat::Profile;
 use rtlat_arm64::{BoardProfile, RtPolicy, ThreadLayout};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::tune::format_khz;
-use rtlat::formats::schema::rtlat::Profile;
 
 use super::options::{CpuSpec, Plan, Policy, RunConfig, Threads, UsageError};
 use crate::cli::audit::{Finding, selected};

@@ -25,9 +25,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rtlat_core::{Sample, Summary};
 use rtlat::formats::schema::Field;
 use rtlat::formats::schema::rtlat::{Second, Seconds};
+use rtlat_core::{Sample, Summary};
 use serde_json::Number;
 
 /// Nanoseconds per second.

@@ -16,10 +16,10 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{DmaLatencyGuard, Policy, signals};
 use rtlat::formats::schema::Entries;
 use rtlat::formats::schema::servo as schema;
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::{DmaLatencyGuard, Policy, signals};
 
 use self::measure::{Figures, Plan, Report, Shared};
 use self::options::{Config, Parsed};

@@ -357,9 +357,9 @@ mod tests {
                             let number = |v: &str| v.trim_end_matches(',').parse::<f64>().ok();
                             ka == kb
                                 && va.ends_with(',') == vb.ends_with(',')
-                                && number(va).zip(number(vb)).is_some_and(|(x, y)| {
-                                    (x - y).abs() <= x.abs() * 1e-15
-                                })
+                                && number(va)
+                                    .zip(number(vb))
+                                    .is_some_and(|(x, y)| (x - y).abs() <= x.abs() * 1e-15)
                         },
                     )
             };

@@ -4,7 +4,7 @@
 //! histogram and the run's configuration.
 
 use rtlat::formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
-use rtlat::formats::schema::rtlat::{DeadlineTranslation, RunExtra, ThreadExtra};
+use rtlat::formats::schema::rtlat::{DeadlineTranslation, RunConfig, RunExtra, ThreadExtra};
 use rtlat::formats::schema::{Count, Entries, Field};
 use serde_json::{Number, Value};
 
@@ -27,7 +27,7 @@ pub struct RunFacts {
     /// `-N`: values in ns instead of µs.
     pub nanoseconds: bool,
     /// The run's configuration, as rtlat resolved it.
-    pub config: Value,
+    pub config: RunConfig,
     /// TID of the thread that broke the run (`-b`), if any.
     pub break_tid: Option<i32>,
     /// `-v` samples that could not be printed, per thread.
@@ -98,9 +98,9 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
             unit: "ns".to_string().into(),
             overruns: threads.iter().map(|t| t.overruns).sum::<u64>().into(),
             break_thread: facts.break_tid.map(i64::from).into(),
-            config: match &facts.config {
-                Value::Object(config) => config.clone().into(),
-                other => Field::Invalid(other.clone()),
+            config: match serde_json::to_value(&facts.config) {
+                Ok(Value::Object(config)) => config.into(),
+                _ => Field::Invalid(Value::Null),
             },
         }
         .into(),
