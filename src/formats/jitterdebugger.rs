@@ -20,7 +20,7 @@ use super::cyclictest_json;
 use super::error::FormatError;
 use super::json;
 use super::model::{Format, Run, Series};
-use super::schema::bad_value;
+use super::schema::{Count, Expected, bad_value};
 use super::schema::jitterdebugger::Document;
 
 /// jitterdebugger's histogram size (`HIST_MAX_ENTRIES`): values past it are dropped.
@@ -46,11 +46,12 @@ pub fn parse(text: &str) -> Result<Run, FormatError> {
     if let Some(sysinfo) = doc.sysinfo.get("sysinfo")? {
         cyclictest_json::read_sysinfo(sysinfo, &mut run);
         let key = "sysinfo.resolution_in_ns";
-        if let Some(r) = sysinfo.resolution_in_ns.get(key)? {
-            unit_ns = r.0;
+        if let Some(r) = sysinfo.resolution_in_ns.raw() {
+            unit_ns = Count::of(&r)
+                .ok_or_else(|| bad_value(key, Count::EXPECTED, &r))?
+                .0;
             if unit_ns == 0 || unit_ns > 1_000_000_000 {
-                let found = sysinfo.resolution_in_ns.raw().unwrap_or_default();
-                return Err(bad_value(key, "1 … 1000000000", &found));
+                return Err(bad_value(key, "1 … 1000000000", &r));
             }
         }
     }

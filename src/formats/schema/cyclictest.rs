@@ -84,7 +84,7 @@ pub struct Sysinfo {
     pub cpus_online: Field<Number>,
     /// The unit of the values, ns (jitterdebugger only: 1000).
     #[serde(skip_serializing_if = "Field::is_absent")]
-    pub resolution_in_ns: Field<Count>,
+    pub resolution_in_ns: Field<Number>,
 }
 
 /// One thread.
