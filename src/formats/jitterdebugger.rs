@@ -20,8 +20,8 @@ use super::cyclictest_json;
 use super::error::FormatError;
 use super::json;
 use super::model::{Format, Run, Series};
-use super::schema::{Count, Expected, bad_value};
 use super::schema::jitterdebugger::Document;
+use super::schema::{Count, Expected, bad_value};
 
 /// jitterdebugger's histogram size (`HIST_MAX_ENTRIES`): values past it are dropped.
 const HISTOGRAM_BUCKETS: u64 = 1000;
