@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{
-    Alias, Json, Outcome, Running, TempDir, child_of, copy_dir, fake_cpu_dir, online_cpus, rtlat,
-    run, same_dir, spawn_with_fake_cpus,
+    Alias, Json, JsonExt, Outcome, Running, TempDir, child_of, copy_dir, fake_cpu_dir, online_cpus,
+    rtlat, run, same_dir, spawn_with_fake_cpus,
 };
 
 const QUICK: Duration = Duration::from_secs(20);

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{Json, TempDir, measuring, rtlat, rtlat_run, same_shape};
+use common::{Json, JsonExt, TempDir, measuring, rtlat, rtlat_run, same_shape};
 
 const T_LINE: &str =
     "T: 0 (12345) P:80 I:1000 C:   1000 Min:     12 Act:   13 Avg:   14 Max:      28";

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests that run the `rtlat` binary: temporary folders,
 //! rtlat under the name `cyclictest`, the real cyclictest, running with a timeout, sending
-//! signals, comparing cyclictest-style output by shape, and an order-preserving JSON reader.
+//! signals, comparing cyclictest-style output by shape, and JSON read with serde_json.
 
 #![allow(dead_code)] // Each test file uses its own subset.
 
@@ -599,231 +599,65 @@ pub fn compare_line_sets(what: &str, real: &str, ours: &str) -> Result<(), Strin
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON with its key order, whatever serde_json's features.
+// JSON read with serde_json, keys in file order (rtlat builds it with `preserve_order`).
 
-/// A JSON value that keeps its object keys in file order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    Null,
-    Bool(bool),
-    /// The number as written.
-    Number(String),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
+/// A JSON value, its object keys in file order.
+pub use serde_json::Value as Json;
+
+/// What the tests ask of a [`Json`] value beyond serde_json's own methods.
+pub trait JsonExt {
+    /// Parses a whole document (panics with serde_json's message on malformed input).
+    fn parse(text: &str) -> Self;
+    /// The keys of an object, in order (empty for anything else).
+    fn keys(&self) -> Vec<&str>;
+    /// `self[key]`, panicking with the key if absent.
+    fn at(&self, key: &str) -> &Json;
+    /// The kind, for comparing value types: `null`, `bool`, `integer`, `float`, `string`,
+    /// `array`, `object`.
+    fn kind(&self) -> &'static str;
 }
 
-impl Json {
-    /// Parses a whole document (panics with the position on malformed input).
-    pub fn parse(text: &str) -> Json {
-        let mut p = JsonParser {
-            b: text.as_bytes(),
-            i: 0,
-        };
-        let v = p.value();
-        p.ws();
-        assert_eq!(
-            p.i,
-            p.b.len(),
-            "trailing characters after the JSON document"
-        );
-        v
+impl JsonExt for Json {
+    fn parse(text: &str) -> Json {
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("malformed JSON: {e}"))
     }
 
-    /// The keys of an object, in order (empty for anything else).
-    pub fn keys(&self) -> Vec<&str> {
+    fn keys(&self) -> Vec<&str> {
         match self {
-            Json::Object(fields) => fields.iter().map(|(k, _)| k.as_str()).collect(),
+            Json::Object(fields) => fields.keys().map(String::as_str).collect(),
             _ => Vec::new(),
         }
     }
 
-    /// The value of `key` in an object.
-    pub fn get(&self, key: &str) -> Option<&Json> {
-        match self {
-            Json::Object(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// `self[key]`, panicking with the key if absent.
-    pub fn at(&self, key: &str) -> &Json {
+    fn at(&self, key: &str) -> &Json {
         self.get(key)
             .unwrap_or_else(|| panic!("no key {key:?} in {:?}", self.keys()))
     }
 
-    /// The kind, for comparing value types: `null`, `bool`, `integer`, `float`, `string`,
-    /// `array`, `object`.
-    pub fn kind(&self) -> &'static str {
+    fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "bool",
-            Json::Number(n) if n.contains(['.', 'e', 'E']) => "float",
+            Json::Number(n) if n.is_f64() => "float",
             Json::Number(_) => "integer",
             Json::String(_) => "string",
             Json::Array(_) => "array",
             Json::Object(_) => "object",
         }
     }
-
-    /// An integer value.
-    pub fn as_i64(&self) -> Option<i64> {
-        match self {
-            Json::Number(n) => n.parse().ok(),
-            _ => None,
-        }
-    }
-
-    /// A numeric value.
-    pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            Json::Number(n) => n.parse().ok(),
-            _ => None,
-        }
-    }
-
-    /// A string value.
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Json::String(s) => Some(s),
-            _ => None,
-        }
-    }
 }
 
-struct JsonParser<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl JsonParser<'_> {
-    fn ws(&mut self) {
-        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
-            self.i += 1;
-        }
+/// The text of the value at `path` (keys from the top) in a JSON document, as written
+/// (e.g. whether a number has two decimals).
+pub fn json_text_at(text: &str, path: &[&str]) -> Option<String> {
+    use serde_json::value::RawValue;
+    let mut raw: &RawValue = serde_json::from_str(text).ok()?;
+    for key in path {
+        let fields: std::collections::HashMap<String, &RawValue> =
+            serde_json::from_str(raw.get()).ok()?;
+        raw = fields.get(*key)?;
     }
-
-    fn fail(&self, what: &str) -> ! {
-        panic!("malformed JSON at byte {}: {what}", self.i)
-    }
-
-    fn eat(&mut self, c: u8) {
-        self.ws();
-        if self.b.get(self.i) != Some(&c) {
-            self.fail(&format!("expected {:?}", c as char));
-        }
-        self.i += 1;
-    }
-
-    fn value(&mut self) -> Json {
-        self.ws();
-        match self.b.get(self.i) {
-            Some(b'{') => {
-                self.i += 1;
-                let mut fields = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Json::Object(fields);
-                }
-                loop {
-                    self.ws();
-                    let key = self.string();
-                    self.eat(b':');
-                    let v = self.value();
-                    fields.push((key, v));
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Json::Object(fields);
-                        }
-                        _ => self.fail("expected , or }"),
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Json::Array(items);
-                }
-                loop {
-                    items.push(self.value());
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Json::Array(items);
-                        }
-                        _ => self.fail("expected , or ]"),
-                    }
-                }
-            }
-            Some(b'"') => Json::String(self.string()),
-            Some(b't') => self.word("true", Json::Bool(true)),
-            Some(b'f') => self.word("false", Json::Bool(false)),
-            Some(b'n') => self.word("null", Json::Null),
-            Some(c) if *c == b'-' || c.is_ascii_digit() => {
-                let start = self.i;
-                self.i += 1;
-                while self.i < self.b.len()
-                    && matches!(
-                        self.b[self.i],
-                        b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'
-                    )
-                {
-                    self.i += 1;
-                }
-                let text = std::str::from_utf8(&self.b[start..self.i]).unwrap_or_default();
-                if text.parse::<f64>().is_err() {
-                    self.fail("bad number");
-                }
-                Json::Number(text.to_string())
-            }
-            _ => self.fail("expected a value"),
-        }
-    }
-
-    fn word(&mut self, w: &str, v: Json) -> Json {
-        if self.b[self.i..].starts_with(w.as_bytes()) {
-            self.i += w.len();
-            v
-        } else {
-            self.fail(&format!("expected {w}"))
-        }
-    }
-
-    fn string(&mut self) -> String {
-        if self.b.get(self.i) != Some(&b'"') {
-            self.fail("expected a string");
-        }
-        self.i += 1;
-        let start = self.i;
-        let mut escaped = false;
-        while self.i < self.b.len() {
-            let c = self.b[self.i];
-            if escaped {
-                escaped = false;
-            } else if c == b'\\' {
-                escaped = true;
-            } else if c == b'"' {
-                let raw = std::str::from_utf8(&self.b[start..self.i]).unwrap_or_default();
-                self.i += 1;
-                // Decode the escapes through serde_json (the raw text is a valid JSON string).
-                return serde_json::from_str::<String>(&format!("\"{raw}\""))
-                    .unwrap_or_else(|_| self.fail("bad string escape"));
-            } else if c < 0x20 {
-                self.fail("control character in a string");
-            }
-            self.i += 1;
-        }
-        self.fail("unterminated string")
-    }
+    Some(raw.get().to_string())
 }
 
 /// The constructed hp-t630 machine tree (rtlat-system/tests/data/hp-t630).
@@ -1041,6 +875,13 @@ mod self_tests {
         assert_eq!(j.keys(), ["b", "a", "h"]);
         assert_eq!(j.at("a").keys(), ["y", "x"]);
         assert_eq!(j.at("b").kind(), "integer");
-        assert_eq!(j.at("h"), &Json::Object(Vec::new()));
+        assert_eq!(j.at("h"), &Json::Object(Default::default()));
+        assert_eq!(j.at("a").at("y")[1].kind(), "float");
+        let text = r#"{"thread": {"0": {"avg": 14.00, "min": 3}}}"#;
+        assert_eq!(
+            json_text_at(text, &["thread", "0", "avg"]).as_deref(),
+            Some("14.00")
+        );
+        assert_eq!(json_text_at(text, &["thread", "1"]), None);
     }
 }

@@ -7,9 +7,9 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rtlat::formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, signals};
-use serde_json::json;
 
 use super::live::{LiveFigures, LiveStatus};
 use super::measure::{MeasurePlan, RunShared, run_thread};
@@ -174,10 +174,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .map(|states| states.hold(as_cyclictest))
         .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
-    let profile = match &config.profile {
-        Some(profile) => profile.json(&config, &profile.audit()),
-        None => serde_json::Value::Null,
-    };
+    let profile = config
+        .profile
+        .as_ref()
+        .map(|profile| profile.json(&config, &profile.audit()));
 
     // -F: the statistics pipe, made before the threads start, removed at the end.
     let fifo = config
@@ -328,7 +328,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         as_cyclictest,
         args,
         (start_unix, end_unix),
-        &profile,
+        profile.as_ref(),
     )
 }
 
@@ -545,7 +545,7 @@ fn finish(
     as_cyclictest: bool,
     args: &[String],
     (start_unix, end_unix): (u64, u64),
-    profile: &serde_json::Value,
+    profile: Option<&schema::Profile>,
 ) -> Result<ExitCode, String> {
     let program = if as_cyclictest {
         "cyclictest"
@@ -763,22 +763,33 @@ fn args_line(args: &[String], as_cyclictest: bool) -> String {
         .join(" ")
 }
 
-fn config_json(config: &RunConfig, plan: &Plan, profile: &serde_json::Value) -> serde_json::Value {
-    json!({
-        "threads": plan.threads.iter().map(|t| json!({
-            "index": t.index, "cpu": t.cpu, "policy": t.policy.sched_name(),
-            "priority": t.priority, "interval_us": t.interval_us,
-        })).collect::<Vec<_>>(),
-        "loops": config.loops,
-        "duration_s": config.duration.map(|d| d.as_secs_f64()),
-        "timer": options::timer_name(config.timer),
-        "clock": config.clock.c_name(),
-        "mlockall": config.mlockall,
-        "cpu_dma_latency_us": config.dma_latency_us(),
-        "histogram_buckets": config.histogram.map(|h| h.buckets),
-        "unit": if config.unit == Unit::Ns { "ns" } else { "us" },
-        "breaktrace": config.breaktrace,
-        "fail_above_us": config.fail_above_us,
-        "profile": profile,
-    })
+fn config_json(
+    config: &RunConfig,
+    plan: &Plan,
+    profile: Option<&schema::Profile>,
+) -> schema::RunConfig {
+    schema::RunConfig {
+        threads: plan
+            .threads
+            .iter()
+            .map(|t| schema::ThreadConfig {
+                index: t.index,
+                cpu: t.cpu,
+                policy: t.policy.sched_name().to_string(),
+                priority: t.priority,
+                interval_us: t.interval_us,
+            })
+            .collect(),
+        loops: config.loops,
+        duration_s: config.duration.map(|d| d.as_secs_f64()),
+        timer: options::timer_name(config.timer).to_string(),
+        clock: config.clock.c_name().to_string(),
+        mlockall: config.mlockall,
+        cpu_dma_latency_us: config.dma_latency_us(),
+        histogram_buckets: config.histogram.map(|h| h.buckets),
+        unit: if config.unit == Unit::Ns { "ns" } else { "us" }.to_string(),
+        breaktrace: config.breaktrace,
+        fail_above_us: config.fail_above_us,
+        profile: profile.cloned(),
+    }
 }

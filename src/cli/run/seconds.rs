@@ -25,8 +25,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rtlat::formats::schema::Field;
+use rtlat::formats::schema::rtlat::{Second, Seconds};
 use rtlat_core::{Sample, Summary};
-use serde_json::{Value, json};
+use serde_json::Number;
 
 /// Nanoseconds per second.
 pub const SECOND_NS: u64 = 1_000_000_000;
@@ -422,24 +424,27 @@ impl SecondsSeries {
     /// The JSON object: `{"period_s": s, "entries": [{"t", "cycles", "min", "avg", "max",
     /// "overruns"}, …]}`, times in seconds since the thread's start, latencies in ns (`null`
     /// for a second without cycles).
-    pub fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Seconds {
         let period = self.period_s();
-        let entries: Vec<Value> = self
+        let entries = self
             .entries()
             .iter()
             .map(|e| {
                 let some = e.cycles > 0;
-                json!({
-                    "t": e.slot.saturating_mul(period),
-                    "cycles": e.cycles,
-                    "min": some.then_some(e.min_ns),
-                    "avg": e.avg_ns(),
-                    "max": some.then_some(e.max_ns),
-                    "overruns": e.overruns,
+                Field::from(Second {
+                    t: Number::from(e.slot.saturating_mul(period)).into(),
+                    cycles: e.cycles.into(),
+                    min: some.then_some(e.min_ns).into(),
+                    avg: e.avg_ns().into(),
+                    max: some.then_some(e.max_ns).into(),
+                    overruns: e.overruns.into(),
                 })
             })
-            .collect();
-        json!({ "period_s": period, "entries": entries })
+            .collect::<Vec<_>>();
+        Seconds {
+            period_s: Number::from(period).into(),
+            entries: entries.into(),
+        }
     }
 }
 
@@ -535,9 +540,9 @@ mod tests {
         let cycles: Vec<u64> = series.entries().iter().map(|e| e.cycles).collect();
         assert_eq!(cycles, vec![1, 1, 0, 0, 1]);
         assert_eq!(series.entries()[4].overruns, 3500);
-        let doc = series.to_json();
+        let doc = serde_json::to_value(series.to_json()).unwrap();
         assert_eq!(doc["period_s"], 1);
-        assert_eq!(doc["entries"][2]["min"], Value::Null);
+        assert_eq!(doc["entries"][2]["min"], serde_json::Value::Null);
         assert_eq!(doc["entries"][4]["t"], 4);
     }
 
@@ -580,7 +585,7 @@ mod tests {
         for (i, entry) in e.iter().enumerate() {
             assert_eq!(entry.slot, i as u64);
         }
-        let doc = series.to_json();
+        let doc = serde_json::to_value(series.to_json()).unwrap();
         assert_eq!(doc["entries"][1]["t"], 32);
     }
 

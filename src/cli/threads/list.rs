@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use rtlat::formats::schema::threads::Thread;
 use rtlat_system::facts::{FactResultExt as _, Facts, ThreadInfo};
-use serde_json::json;
 
 use super::options::Filter;
 
@@ -41,22 +41,20 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
         name
     };
     if json_out {
-        let rows: Vec<_> = threads
+        let rows: Vec<Thread> = threads
             .iter()
-            .map(|t| {
-                json!({
-                    "pid": t.pid,
-                    "tid": t.tid,
-                    "process": process_of(t.pid),
-                    "name": t.name(),
-                    "cpu": t.stat.processor,
-                    "policy": policy_name(t.stat.policy),
-                    "rt_priority": t.stat.rt_priority,
-                    "nice": t.stat.nice,
-                    "affinity": t.cpus_allowed.to_string(),
-                    "state": t.stat.state.to_string(),
-                    "kernel_thread": t.is_kernel_thread(),
-                })
+            .map(|t| Thread {
+                pid: t.pid,
+                tid: t.tid,
+                process: process_of(t.pid),
+                name: t.name().to_string(),
+                cpu: t.stat.processor,
+                policy: policy_name(t.stat.policy).to_string(),
+                rt_priority: t.stat.rt_priority,
+                nice: t.stat.nice,
+                affinity: t.cpus_allowed.to_string(),
+                state: t.stat.state.to_string(),
+                kernel_thread: t.is_kernel_thread(),
             })
             .collect();
         outln!(
