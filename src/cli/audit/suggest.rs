@@ -27,8 +27,8 @@
 //! `nohz_full=`). Everything else, `root=` included, stays as it is.
 
 use rtlat::formats::schema::audit as schema;
-use rtlat_system::cmdline::{KernelCmdline, Param, normalize_name};
 use rtlat_linux::cpuset::CpuSet;
+use rtlat_system::cmdline::{KernelCmdline, Param, normalize_name};
 
 use super::context::cpus_phrase;
 use super::known_params::{self, NameCheck};
