@@ -10,6 +10,7 @@ pub mod exit_status;
 pub mod formats;
 pub mod input;
 pub mod output;
+#[cfg(feature = "plot")]
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod plot;
