@@ -874,9 +874,20 @@ pub fn copy_of_hp_t630(tag: &str) -> (TempDir, std::path::PathBuf) {
 /// another test thread forks in the meantime can hold it open and make executing it fail
 /// with ETXTBSY ("Text file busy"), as a fresh copy can.
 pub fn place_rtlat(to: &Path) {
+    place(&rtlat(), to);
+}
+
+/// Puts `rtlat-tools`, which `rtlat` execs for audit, threads, irq, cpufreq and compare, in
+/// the folder `dir` (beside an rtlat placed there), as [`place_rtlat`] places rtlat.
+pub fn place_rtlat_tools(dir: &Path) {
+    place(&rtlat().with_file_name("rtlat-tools"), &dir.join("rtlat-tools"));
+}
+
+/// `from` at `to`: a hard link where the file system allows one, else a copy.
+fn place(from: &Path, to: &Path) {
     use std::os::unix::fs::PermissionsExt as _;
-    if std::fs::hard_link(rtlat(), to).is_err() {
-        std::fs::copy(rtlat(), to).unwrap();
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).unwrap();
         std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
@@ -897,7 +908,7 @@ pub fn as_nobody(args: &[&str]) -> std::process::Output {
 }
 
 /// Runs rtlat as user `nobody` with no capabilities from `dir` (world-readable), where the
-/// binary is placed as `dir/rtlat`. Needs root.
+/// binary is placed as `dir/rtlat`, with `rtlat-tools` beside it. Needs root.
 pub fn as_nobody_in(dir: &Path, args: &[&str]) -> std::process::Output {
     assert!(
         is_root(),
@@ -905,6 +916,7 @@ pub fn as_nobody_in(dir: &Path, args: &[&str]) -> std::process::Output {
     );
     let binary = dir.join("rtlat");
     place_rtlat(&binary);
+    place_rtlat_tools(dir);
     // Where only a copy was possible, a child that another test thread forks while the copy
     // is still open for writing holds that descriptor until it execs: executing the copy in
     // that moment fails with ETXTBSY ("Text file busy"). It is gone a moment later.
