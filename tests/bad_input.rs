@@ -494,5 +494,8 @@ fn a_tool_command_runs_in_rtlat_tools_with_the_same_arguments_and_status() {
     assert_eq!(stderr, "");
     // A script's $0 is the script's path (the kernel runs the interpreter on it); the
     // arguments after the command are rtlat's, one by one.
-    assert_eq!(stdout, format!("{}|compare a b.json c.json\n", stand_in.display()));
+    assert_eq!(
+        stdout,
+        format!("{}|compare a b.json c.json\n", stand_in.display())
+    );
 }

@@ -880,7 +880,10 @@ pub fn place_rtlat(to: &Path) {
 /// Puts `rtlat-tools`, which `rtlat` execs for audit, threads, irq, cpufreq and compare, in
 /// the folder `dir` (beside an rtlat placed there), as [`place_rtlat`] places rtlat.
 pub fn place_rtlat_tools(dir: &Path) {
-    place(&rtlat().with_file_name("rtlat-tools"), &dir.join("rtlat-tools"));
+    place(
+        &rtlat().with_file_name("rtlat-tools"),
+        &dir.join("rtlat-tools"),
+    );
 }
 
 /// `from` at `to`: a hard link where the file system allows one, else a copy.
