@@ -11,6 +11,7 @@ pub mod formats;
 pub mod input;
 pub mod options;
 pub mod output;
+#[cfg(feature = "plot")]
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod plot;

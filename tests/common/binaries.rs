@@ -62,9 +62,23 @@ pub fn real_cyclictest() -> PathBuf {
 /// another test thread forks in the meantime can hold it open and make executing it fail
 /// with ETXTBSY ("Text file busy"), as a fresh copy can.
 pub fn place_rtlat(to: &Path) {
+    place(&rtlat(), to);
+}
+
+/// Puts `rtlat-tools`, which `rtlat` execs for audit, threads, irq, cpufreq and compare, in
+/// the folder `dir` (beside an rtlat placed there), as [`place_rtlat`] places rtlat.
+pub fn place_rtlat_tools(dir: &Path) {
+    place(
+        &rtlat().with_file_name("rtlat-tools"),
+        &dir.join("rtlat-tools"),
+    );
+}
+
+/// `from` at `to`: a hard link where the file system allows one, else a copy.
+fn place(from: &Path, to: &Path) {
     use std::os::unix::fs::PermissionsExt as _;
-    if std::fs::hard_link(rtlat(), to).is_err() {
-        std::fs::copy(rtlat(), to).unwrap();
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).unwrap();
         std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }

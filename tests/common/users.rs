@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::place_rtlat;
+use super::{place_rtlat, place_rtlat_tools};
 
 /// Runs rtlat as user `nobody` with no capabilities (`setpriv`, util-linux), from a copy of
 /// the binary in a world-readable temporary folder, in that folder. Needs root.
@@ -20,7 +20,7 @@ pub fn as_nobody(args: &[&str]) -> std::process::Output {
 }
 
 /// Runs rtlat as user `nobody` with no capabilities from `dir` (world-readable), where the
-/// binary is placed as `dir/rtlat`. Needs root.
+/// binary is placed as `dir/rtlat`, with `rtlat-tools` beside it. Needs root.
 pub fn as_nobody_in(dir: &Path, args: &[&str]) -> std::process::Output {
     assert!(
         is_root(),
@@ -28,6 +28,7 @@ pub fn as_nobody_in(dir: &Path, args: &[&str]) -> std::process::Output {
     );
     let binary = dir.join("rtlat");
     place_rtlat(&binary);
+    place_rtlat_tools(dir);
     // Where only a copy was possible, a child that another test thread forks while the copy
     // is still open for writing holds that descriptor until it execs: executing the copy in
     // that moment fails with ETXTBSY ("Text file busy"). It is gone a moment later.
