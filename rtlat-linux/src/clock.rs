@@ -32,6 +32,15 @@ impl ClockId {
         }
     }
 
+    /// The clock as rustix names it (the hot-path calls go through rustix).
+    #[inline(always)]
+    pub(crate) const fn rustix(self) -> rustix::time::ClockId {
+        match self {
+            ClockId::Monotonic => rustix::time::ClockId::Monotonic,
+            ClockId::Realtime => rustix::time::ClockId::Realtime,
+        }
+    }
+
     /// The clock's name as in C: `CLOCK_MONOTONIC`, `CLOCK_REALTIME`.
     pub const fn c_name(self) -> &'static str {
         match self {
@@ -134,6 +143,16 @@ pub(crate) fn ns_from_timespec(ts: timespec) -> u64 {
     (ts.tv_sec.max(0) as u64)
         .wrapping_mul(NANOS_PER_SEC)
         .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Nanoseconds as rustix's `Timespec` (64-bit seconds on every target, so nothing saturates).
+/// The division is by a constant: a multiply and a shift.
+#[inline(always)]
+pub(crate) fn rustix_timespec_from_ns(ns: u64) -> rustix::time::Timespec {
+    rustix::time::Timespec {
+        tv_sec: (ns / NANOS_PER_SEC) as i64,
+        tv_nsec: (ns % NANOS_PER_SEC) as _,
+    }
 }
 
 /// Nanoseconds as a `timespec`. The division is by a constant, which the compiler turns into a

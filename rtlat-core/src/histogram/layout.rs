@@ -181,12 +181,11 @@ impl Layout for Linear {
             return 0;
         }
         let offset = value.wrapping_sub(self.low) as u64; // exact: value >= low
-        let index = self.width.divide(offset).saturating_add(1);
-        if index > (len - 1) as u64 {
-            len - 1
-        } else {
-            index as usize
-        }
+        // Bucket `q + 1`, or the overflow guard `len - 1` from `q = len - 2` on (no
+        // saturating add needed: `q + 1` is only formed below `len - 1`).
+        let q = self.width.divide(offset);
+        let last = len - 1;
+        if q >= last as u64 { last } else { q as usize + 1 }
     }
 
     fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {

@@ -2,7 +2,7 @@
 
 use rtlat_core::Timer;
 
-use crate::clock::{ClockId, timespec_from_ns};
+use crate::clock::{ClockId, rustix_timespec_from_ns};
 use crate::error::Error;
 use crate::sys;
 
@@ -34,8 +34,8 @@ impl Timer for AbsoluteSleep {
 
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
-        let deadline = timespec_from_ns(deadline);
-        let clock = self.clock.raw();
+        let deadline = rustix_timespec_from_ns(deadline);
+        let clock = self.clock;
         super::until_not_interrupted("clock_nanosleep", || {
             sys::clock_nanosleep_abs(clock, &deadline)
         })

@@ -60,6 +60,9 @@ pub struct MeasurePlan {
     pub spike_above_ns: Option<i64>,
     /// `--spike-nodes`: how many spikes to keep.
     pub spike_nodes: usize,
+    /// Keep per-second windows for the JSON time series (off without `--json`: the loop
+    /// then pays nothing for them).
+    pub seconds_series: bool,
 }
 
 /// State all threads and the main thread share for one run.
@@ -249,6 +252,12 @@ where
 
     // Counted around the whole loop, first cycle included; the only system calls in between
     // are the timer's sleeps and the clock reads.
+    // The features a plain run has off (spike list, `-v` ring, per-second series, -D) cost
+    // the loop one test of this flag per cycle, their own tests only when one is on.
+    let extras = plan.spike_above_ns.is_some()
+        || ring.is_some()
+        || plan.seconds_series
+        || stop_at.is_some();
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = crate::allocations::this_thread();
     let result = loop {
@@ -268,19 +277,6 @@ where
             Outcome::Done => break Ok(()),
         };
         state.last_ns = sample.latency_ns;
-        // Two compares per cycle; once per second a push into the windows' ring.
-        seconds.record(
-            &sample,
-            state.histogram.summary(),
-            engine.overruns(),
-            seconds_ring,
-        );
-        if plan.spike_above_ns.is_some_and(|t| sample.latency_ns > t) {
-            state.spikes_total += 1;
-            if state.spikes.len() < state.spikes.capacity() {
-                state.spikes.push((sample.latency_ns, sample.wake_ticks));
-            }
-        }
         if let Some(layout) = &linear {
             let counters = &mut state.linear_counters;
             let last = counters.len() - 1;
@@ -293,8 +289,25 @@ where
             }
         }
         live.publish(&state.figures(sample.latency_ns, engine.overruns()));
-        if let Some(ring) = ring {
-            ring.push(sample.cycle, sample.latency_ns);
+        if extras {
+            if plan.seconds_series {
+                // Two compares per cycle; once per second a push into the windows' ring.
+                seconds.record(
+                    &sample,
+                    state.histogram.summary(),
+                    engine.overruns(),
+                    seconds_ring,
+                );
+            }
+            if plan.spike_above_ns.is_some_and(|t| sample.latency_ns > t) {
+                state.spikes_total += 1;
+                if state.spikes.len() < state.spikes.capacity() {
+                    state.spikes.push((sample.latency_ns, sample.wake_ticks));
+                }
+            }
+            if let Some(ring) = ring {
+                ring.push(sample.cycle, sample.latency_ns);
+            }
         }
         if broke {
             state.broke = Some(sample);
@@ -315,8 +328,7 @@ where
             }
             break Ok(());
         }
-        // One compare per cycle.
-        if stop_at.is_some_and(|at| sample.wake_ticks >= at) {
+        if extras && stop_at.is_some_and(|at| sample.wake_ticks >= at) {
             break Ok(());
         }
     };
@@ -324,7 +336,9 @@ where
     let faults = PageFaults::current()
         .map(|f| f.minor.saturating_sub(faults_start))
         .unwrap_or(0);
-    seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+    if plan.seconds_series {
+        seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+    }
     result?;
     let mut report = state.finish(plan, &mut engine, linear, faults);
     report.allocations = allocations;
@@ -522,6 +536,7 @@ mod tests {
             display_unit_ns: 1000,
             spike_above_ns: None,
             spike_nodes: 0,
+            seconds_series: true,
         }
     }
 
