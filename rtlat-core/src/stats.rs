@@ -83,6 +83,13 @@ impl Summary {
         }
     }
 
+    /// `(min, max)` without the emptiness check: `(i64::MAX, i64::MIN)` when empty. For a hot
+    /// path that knows a value was recorded.
+    #[inline(always)]
+    pub const fn extremes(&self) -> (i64, i64) {
+        (self.min, self.max)
+    }
+
     /// Sum of all values, exact.
     pub const fn sum(&self) -> i128 {
         self.sum

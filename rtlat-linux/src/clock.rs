@@ -145,16 +145,6 @@ pub(crate) fn ns_from_timespec(ts: timespec) -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
-/// Nanoseconds as rustix's `Timespec` (64-bit seconds on every target, so nothing saturates).
-/// The division is by a constant: a multiply and a shift.
-#[inline(always)]
-pub(crate) fn rustix_timespec_from_ns(ns: u64) -> rustix::time::Timespec {
-    rustix::time::Timespec {
-        tv_sec: (ns / NANOS_PER_SEC) as i64,
-        tv_nsec: (ns % NANOS_PER_SEC) as _,
-    }
-}
-
 /// Nanoseconds as a `timespec`. The division is by a constant, which the compiler turns into a
 /// multiply and a shift. Saturates where `time_t` is 32 bits.
 #[inline]

@@ -2,7 +2,7 @@
 
 use rtlat_core::Timer;
 
-use crate::clock::{ClockId, rustix_timespec_from_ns};
+use crate::clock::{ClockId, NANOS_PER_SEC};
 use crate::error::Error;
 use crate::sys;
 
@@ -12,32 +12,105 @@ use crate::sys;
 /// between wake-ups never shifts the next one. A signal handler interrupting the sleep makes
 /// it sleep again to the same deadline (once the measurement is cancelled, it returns
 /// [`Error::Cancelled`] instead).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct AbsoluteSleep {
     clock: ClockId,
+    /// The second the last deadline fell in, as `(its start in ns, its number)`: deadlines
+    /// of the same second become a `timespec` with a subtraction, no division.
+    second: (u64, u64),
 }
 
 impl AbsoluteSleep {
     /// Sleeps on `clock`; pair it with a [`PosixClock`](crate::PosixClock) of the same id.
     pub const fn new(clock: ClockId) -> Self {
-        AbsoluteSleep { clock }
+        AbsoluteSleep {
+            clock,
+            second: (0, 0),
+        }
     }
 
     /// The clock slept on.
     pub const fn clock(&self) -> ClockId {
         self.clock
     }
+
+    /// `deadline` as a `timespec`: within the second of the last deadline (every cycle of a
+    /// run at an interval below a second but one per second), one subtraction.
+    #[inline(always)]
+    fn timespec(&mut self, deadline: u64) -> rustix::time::Timespec {
+        let mut nsec = deadline.wrapping_sub(self.second.0);
+        if nsec >= NANOS_PER_SEC {
+            self.second = new_second(deadline);
+            nsec = deadline - self.second.0;
+        }
+        rustix::time::Timespec {
+            tv_sec: self.second.1 as i64,
+            tv_nsec: nsec as _,
+        }
+    }
 }
+
+/// The second `deadline` falls in: its start in ns and its number.
+#[cold]
+#[inline(never)]
+fn new_second(deadline: u64) -> (u64, u64) {
+    let second = deadline / NANOS_PER_SEC;
+    (second * NANOS_PER_SEC, second)
+}
+
+/// Equal when they sleep on the same clock (the second kept for the conversion is no part of
+/// what a timer is).
+impl PartialEq for AbsoluteSleep {
+    fn eq(&self, other: &Self) -> bool {
+        self.clock == other.clock
+    }
+}
+
+impl Eq for AbsoluteSleep {}
 
 impl Timer for AbsoluteSleep {
     type Error = Error;
 
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
-        let deadline = rustix_timespec_from_ns(deadline);
+        let deadline = self.timespec(deadline);
         let clock = self.clock;
         super::until_not_interrupted("clock_nanosleep", || {
             sys::clock_nanosleep_abs(clock, &deadline)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_convert_to_the_same_timespec_as_by_division() {
+        let mut timer = AbsoluteSleep::new(ClockId::Monotonic);
+        // Forward in small and large steps, across seconds, and back (an aligned start).
+        let deadlines = [
+            0,
+            1,
+            999_999_999,
+            1_000_000_000,
+            1_000_200_000,
+            5_999_999_999,
+            123_456_789_012_345,
+            123_456_789_999_999,
+            123_456_790_000_000,
+            7_000_000_001,
+            u64::MAX,
+            0,
+        ];
+        for d in deadlines {
+            let ts = timer.timespec(d);
+            assert_eq!(
+                (ts.tv_sec as u64, ts.tv_nsec as u64),
+                (d / NANOS_PER_SEC, d % NANOS_PER_SEC),
+                "{d}"
+            );
+        }
+        assert_eq!(timer, AbsoluteSleep::new(ClockId::Monotonic));
     }
 }

@@ -258,42 +258,48 @@ where
         || ring.is_some()
         || plan.seconds_series
         || stop_at.is_some();
+    let publish_every = engine.scale().from_ns(PUBLISH_EVERY_NS);
+    let mut publish_at = 0;
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = crate::allocations::this_thread();
     let result = loop {
         if shared.stop.load(Ordering::Relaxed) {
             break Ok(());
         }
-        let outcome = match engine.step(&mut *state.histogram) {
-            Ok(outcome) => outcome,
+        // One match on the step's result, so the sample stays in registers.
+        let (sample, broke) = match engine.step(&mut *state.histogram) {
+            Ok(Outcome::Sample(s)) => (s, false),
+            Ok(Outcome::Break(s)) => (s, true),
+            Ok(Outcome::Done) => break Ok(()),
             // The run ended while this thread slept (a signal, -D, another thread's end):
             // the interrupted cycle is not measured.
             Err(rtlat_core::Error::Timer(rtlat_linux::Error::Cancelled)) => break Ok(()),
-            Err(e) => break Err(format!("thread {}: {e}", plan.index)),
-        };
-        let (sample, broke) = match outcome {
-            Outcome::Sample(s) => (s, false),
-            Outcome::Break(s) => (s, true),
-            Outcome::Done => break Ok(()),
+            // Moved out whole (never borrowed in place), so the step's result can live in
+            // registers on the common path.
+            Err(e) => break Err(step_failed(plan.index, e)),
         };
         state.last_ns = sample.latency_ns;
         if let Some(layout) = &linear {
             let counters = &mut state.linear_counters;
-            let last = counters.len() - 1;
-            let index = layout.index(sample.latency_ns, counters.len());
-            counters[index] += 1;
-            if (index == 0 || index == last)
-                && state.overflow_cycles.len() < state.overflow_cycles.capacity()
-            {
-                state.overflow_cycles.push(sample.cycle);
+            match layout.in_range_index(sample.latency_ns, counters.len()) {
+                Some(index) => counters[index] += 1,
+                None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
             }
         }
-        live.publish(&state.figures(sample.latency_ns, engine.overruns()));
+        // At most once a millisecond (and after the last cycle, below): what reads the
+        // figures (the live lines, status requests, the fifo) is at most that much behind.
+        if sample.wake_ticks >= publish_at {
+            live.publish(&state.figures(sample.latency_ns, engine.overruns()));
+            publish_at = sample.wake_ticks.saturating_add(publish_every);
+        }
         if extras {
             if plan.seconds_series {
                 // Two compares per cycle; once per second a push into the windows' ring.
+                // A copy is lent, never `sample` itself: a sample whose address is taken
+                // stays in memory on every cycle, not just those of this branch.
+                let lent = sample;
                 seconds.record(
-                    &sample,
+                    &lent,
                     state.histogram.summary(),
                     engine.overruns(),
                     seconds_ring,
@@ -333,6 +339,10 @@ where
         }
     };
     let allocations = crate::allocations::this_thread() - allocations_start;
+    // The figures after the last cycle, whenever the loop last published.
+    if state.histogram.summary().count() > 0 {
+        live.publish(&state.figures(state.last_ns, engine.overruns()));
+    }
     let faults = PageFaults::current()
         .map(|f| f.minor.saturating_sub(faults_start))
         .unwrap_or(0);
@@ -343,6 +353,17 @@ where
     let mut report = state.finish(plan, &mut engine, linear, faults);
     report.allocations = allocations;
     Ok(report)
+}
+
+/// How often (at most) a measurement thread publishes its live figures, ns.
+const PUBLISH_EVERY_NS: u64 = 1_000_000;
+
+/// The message for a step that failed. Out of line and taking the error by value: were it
+/// formatted in place, the loop would keep every step's result in memory.
+#[cold]
+#[inline(never)]
+fn step_failed<E: Display>(index: usize, e: E) -> String {
+    format!("thread {index}: {e}")
 }
 
 /// Marks the thread finished and stops the run when dropped: the first thread to finish its
@@ -435,17 +456,32 @@ fn touch(values: &mut [u64]) {
 }
 
 impl ThreadState {
-    /// The live figures after a cycle with latency `act_ns`.
+    /// The live figures after a cycle with latency `act_ns` (so at least one value is
+    /// recorded, and the extremes are those of the recorded values).
     #[inline]
     fn figures(&self, act_ns: i64, overruns: u64) -> LiveFigures {
         let s = self.histogram.summary();
+        let (min_ns, max_ns) = s.extremes();
         LiveFigures {
             cycles: s.count(),
-            min_ns: s.min().unwrap_or(0),
+            min_ns,
             act_ns,
-            max_ns: s.max().unwrap_or(0),
+            max_ns,
             sum_ns: s.sum() as i64,
             overruns,
+        }
+    }
+
+    /// A value of the fixed-width histogram that goes to a guard (underflow or overflow):
+    /// counted there, and its cycle kept while the overflow list has room.
+    #[cold]
+    #[inline(never)]
+    fn linear_guard(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
+        let counters = &mut self.linear_counters;
+        let index = layout.index(latency_ns, counters.len());
+        counters[index] += 1;
+        if self.overflow_cycles.len() < self.overflow_cycles.capacity() {
+            self.overflow_cycles.push(cycle);
         }
     }
 
