@@ -117,7 +117,7 @@ impl TickScale {
         if self.identity {
             // What the general path gives at 1 GHz, without taking the sign apart: every
             // value but `i64::MIN`, whose magnitude saturates to `i64::MAX`.
-            return if ticks == i64::MIN { -i64::MAX } else { ticks };
+            return if ticks < -i64::MAX { -i64::MAX } else { ticks };
         }
         let ns = self.to_ns(ticks.unsigned_abs());
         let ns = if ns > i64::MAX as u64 {

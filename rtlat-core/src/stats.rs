@@ -148,8 +148,13 @@ impl Record for Summary {
     #[inline(always)]
     fn record(&mut self, value: i64) {
         self.count = self.count.wrapping_add(1);
-        self.min = if value < self.min { value } else { self.min };
-        self.max = if value > self.max { value } else { self.max };
+        // New extremes are rare: a compare each, and a store only then.
+        if value < self.min {
+            self.min = value;
+        }
+        if value > self.max {
+            self.max = value;
+        }
         self.sum = self.sum.wrapping_add(value as i128);
     }
 }

@@ -314,6 +314,10 @@ where
             if let Some(ring) = ring {
                 ring.push(sample.cycle, sample.latency_ns);
             }
+            // -D: past the end (a cycle that also broke ends the run below, as a break).
+            if !broke && stop_at.is_some_and(|at| sample.wake_ticks >= at) {
+                break Ok(());
+            }
         }
         if broke {
             state.broke = Some(sample);
@@ -332,9 +336,6 @@ where
                 ));
                 let _ = ftrace.stop();
             }
-            break Ok(());
-        }
-        if extras && stop_at.is_some_and(|at| sample.wake_ticks >= at) {
             break Ok(());
         }
     };
