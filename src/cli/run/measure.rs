@@ -258,6 +258,8 @@ where
         || ring.is_some()
         || plan.seconds_series
         || stop_at.is_some();
+    // Never resized while measuring: the length is read once, not every cycle.
+    let linear_len = state.linear_counters.len();
     let publish_every = engine.scale().from_ns(PUBLISH_EVERY_NS);
     let mut publish_at = 0;
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
@@ -281,7 +283,7 @@ where
         state.last_ns = sample.latency_ns;
         if let Some(layout) = &linear {
             let counters = &mut state.linear_counters;
-            match layout.in_range_index(sample.latency_ns, counters.len()) {
+            match layout.in_range_index(sample.latency_ns, linear_len) {
                 Some(index) => counters[index] += 1,
                 None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
             }
