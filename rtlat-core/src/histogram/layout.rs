@@ -202,7 +202,11 @@ impl Layout for Linear {
         // saturating add needed: `q + 1` is only formed below `len - 1`).
         let q = self.width.divide(offset);
         let last = len - 1;
-        if q >= last as u64 { last } else { q as usize + 1 }
+        if q >= last as u64 {
+            last
+        } else {
+            q as usize + 1
+        }
     }
 
     fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {

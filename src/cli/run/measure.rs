@@ -254,10 +254,8 @@ where
     // are the timer's sleeps and the clock reads.
     // The features a plain run has off (spike list, `-v` ring, per-second series, -D) cost
     // the loop one test of this flag per cycle, their own tests only when one is on.
-    let extras = plan.spike_above_ns.is_some()
-        || ring.is_some()
-        || plan.seconds_series
-        || stop_at.is_some();
+    let extras =
+        plan.spike_above_ns.is_some() || ring.is_some() || plan.seconds_series || stop_at.is_some();
     // Never resized while measuring: the length is read once, not every cycle.
     let linear_len = state.linear_counters.len();
     let publish_every = engine.scale().from_ns(PUBLISH_EVERY_NS);
