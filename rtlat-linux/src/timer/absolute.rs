@@ -38,24 +38,34 @@ impl AbsoluteSleep {
     /// run at an interval below a second but one per second), one subtraction.
     #[inline(always)]
     fn timespec(&mut self, deadline: u64) -> rustix::time::Timespec {
-        let mut nsec = deadline.wrapping_sub(self.second.0);
-        if nsec >= NANOS_PER_SEC {
-            self.second = new_second(deadline);
-            nsec = deadline - self.second.0;
+        // Below the second's start, the difference wraps to at least 2^64 - start, which is
+        // past 10^9 as long as the kept second is not the last, cut-short one (see below).
+        let nsec = deadline.wrapping_sub(self.second.0);
+        if nsec < NANOS_PER_SEC {
+            return rustix::time::Timespec {
+                tv_sec: self.second.1 as i64,
+                tv_nsec: nsec as _,
+            };
+        }
+        self.new_second(deadline)
+    }
+
+    /// [`timespec`](Self::timespec) for a deadline in another second, by division; that
+    /// second is kept for the next deadlines unless it is the last of the `u64` range (its
+    /// start plus 10^9 would wrap, and the test above would take earlier deadlines for it).
+    #[cold]
+    #[inline(never)]
+    fn new_second(&mut self, deadline: u64) -> rustix::time::Timespec {
+        let second = deadline / NANOS_PER_SEC;
+        let start = second * NANOS_PER_SEC;
+        if start <= u64::MAX - NANOS_PER_SEC {
+            self.second = (start, second);
         }
         rustix::time::Timespec {
-            tv_sec: self.second.1 as i64,
-            tv_nsec: nsec as _,
+            tv_sec: second as i64,
+            tv_nsec: (deadline - start) as _,
         }
     }
-}
-
-/// The second `deadline` falls in: its start in ns and its number.
-#[cold]
-#[inline(never)]
-fn new_second(deadline: u64) -> (u64, u64) {
-    let second = deadline / NANOS_PER_SEC;
-    (second * NANOS_PER_SEC, second)
 }
 
 /// Equal when they sleep on the same clock (the second kept for the conversion is no part of
@@ -102,6 +112,10 @@ mod tests {
             7_000_000_001,
             u64::MAX,
             0,
+            u64::MAX - 5,
+            18_446_744_072_999_999_999,
+            u64::MAX,
+            1,
         ];
         for d in deadlines {
             let ts = timer.timespec(d);
