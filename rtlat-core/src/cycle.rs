@@ -148,11 +148,7 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         let mut skipped = 0;
         self.next = deadline.saturating_add(self.interval);
         if late_ticks > self.interval as i64 {
-            skipped = (late_ticks as u64 - 1) / self.interval;
-            self.next = self
-                .next
-                .saturating_add(skipped.saturating_mul(self.interval));
-            self.overruns += skipped;
+            skipped = self.skip_past(late_ticks as u64);
         }
 
         let sample = Sample {
@@ -161,7 +157,9 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
             overruns: skipped,
             wake_ticks: now,
         };
-        if latency_ns > self.max_ns || self.cycle == 0 {
+        // `to_ns_signed` never gives `i64::MIN`, the value `max_ns` starts at, so the first
+        // cycle always sets it.
+        if latency_ns > self.max_ns {
             self.max_ns = latency_ns;
             self.max_cycle = self.cycle;
         }
@@ -171,6 +169,19 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         } else {
             Outcome::Sample(sample)
         })
+    }
+
+    /// After a wake-up `late_ticks` (more than an interval) late: skips the deadlines already
+    /// past and counts them as overruns; returns how many. Out of line: the rare path divides.
+    #[cold]
+    #[inline(never)]
+    fn skip_past(&mut self, late_ticks: u64) -> u64 {
+        let skipped = (late_ticks - 1) / self.interval;
+        self.next = self
+            .next
+            .saturating_add(skipped.saturating_mul(self.interval));
+        self.overruns += skipped;
+        skipped
     }
 
     /// Steps until the loop count is reached or the break threshold is crossed.

@@ -16,19 +16,28 @@ pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 /// Which POSIX clock to read and to sleep on (cyclictest's `-c`: 0 monotonic, 1 realtime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ClockId {
+    // The discriminants are the libc ids, so `raw` is a plain widening (it runs twice a
+    // cycle).
     /// `CLOCK_MONOTONIC`: never jumps; what cyclictest uses by default.
     #[default]
-    Monotonic,
+    Monotonic = libc::CLOCK_MONOTONIC as isize,
     /// `CLOCK_REALTIME`: wall-clock time; jumps when the time is set.
-    Realtime,
+    Realtime = libc::CLOCK_REALTIME as isize,
 }
 
 impl ClockId {
     /// The libc clock id.
+    #[inline(always)]
     pub const fn raw(self) -> clockid_t {
+        self as clockid_t
+    }
+
+    /// The clock as rustix names it (the hot-path calls go through rustix).
+    #[inline(always)]
+    pub(crate) const fn rustix(self) -> rustix::time::ClockId {
         match self {
-            ClockId::Monotonic => libc::CLOCK_MONOTONIC,
-            ClockId::Realtime => libc::CLOCK_REALTIME,
+            ClockId::Monotonic => rustix::time::ClockId::Monotonic,
+            ClockId::Realtime => rustix::time::ClockId::Realtime,
         }
     }
 

@@ -54,13 +54,21 @@ pub(crate) fn timespec(sec: TimeT, nsec: libc::c_long) -> timespec {
     ts
 }
 
-/// `clock_gettime(clock)`: one vDSO call on Linux.
-#[inline]
+/// `clock_gettime(clock)`: glibc's, which calls the vDSO (no system call on x86-64 and
+/// arm64). Not rustix's: its own vDSO lookup crashes under valgrind (rustix issue 1559),
+/// and rtlat is profiled with valgrind.
+#[inline(always)]
 pub(crate) fn clock_gettime(clock: clockid_t) -> Result<timespec, Errno> {
-    let mut ts = timespec(0, 0);
-    // SAFETY: `ts` is a valid, writable `timespec` for the duration of the call.
-    check(unsafe { libc::clock_gettime(clock, &mut ts) })?;
-    Ok(ts)
+    let mut ts = MaybeUninit::<timespec>::uninit();
+    // SAFETY: `ts` is valid, writable memory for a `timespec` for the duration of the call,
+    // which fills it completely when it returns 0; it is read only then.
+    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
+    if rc == 0 {
+        // SAFETY: a 0 return means the call wrote the whole `timespec`.
+        Ok(unsafe { ts.assume_init() })
+    } else {
+        Err(last_errno())
+    }
 }
 
 /// `clock_getres(clock)`.
@@ -71,27 +79,21 @@ pub(crate) fn clock_getres(clock: clockid_t) -> Result<timespec, Errno> {
     Ok(ts)
 }
 
-/// `clock_nanosleep(clock, TIMER_ABSTIME, deadline)` as a direct system call. Returns `EINTR`
-/// when a signal handler ran; the caller sleeps again to the same deadline.
+/// `clock_nanosleep(clock, TIMER_ABSTIME, deadline)` as a direct system call (rustix's, made
+/// in line). Returns `EINTR` when a signal handler ran; the caller sleeps again to the same
+/// deadline.
 ///
 /// glibc's wrapper makes the call a thread-cancellation point, enabling and disabling
-/// asynchronous cancellation around it: about 30 instructions per cycle that rtlat (which never
-/// cancels threads) does not need, on the path measured every cycle.
-#[inline]
-pub(crate) fn clock_nanosleep_abs(clock: clockid_t, deadline: &timespec) -> Result<(), Errno> {
-    // SAFETY: the kernel's clock_nanosleep(clockid, flags, *request, *remain): `deadline` is a
-    // valid `timespec` of the C library's layout (the one the kernel expects on this target);
-    // with TIMER_ABSTIME the remainder pointer is unused and may be null.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_clock_nanosleep,
-            clock,
-            libc::TIMER_ABSTIME,
-            deadline as *const timespec,
-            ptr::null_mut::<timespec>(),
-        )
-    };
-    if rc == 0 { Ok(()) } else { Err(last_errno()) }
+/// asynchronous cancellation around it, and `libc::syscall` shuffles its variadic arguments
+/// and goes through `errno`: 30 to 50 instructions per cycle that rtlat (which never cancels
+/// threads) does not need, on the path measured every cycle.
+#[inline(always)]
+pub(crate) fn clock_nanosleep_abs(
+    clock: rustix::time::ClockId,
+    deadline: &rustix::time::Timespec,
+) -> Result<(), Errno> {
+    rustix::thread::clock_nanosleep_absolute(clock, deadline)
+        .map_err(|e| Errno::from_raw(e.raw_os_error()))
 }
 
 /// `clock_nanosleep(clock, 0, duration)`: a relative sleep; the remainder is not asked for.

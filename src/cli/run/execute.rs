@@ -688,6 +688,8 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
             timer: config.timer,
             clock: config.clock,
+            // Only the JSON file has the per-second time series.
+            seconds_series: config.json.is_some(),
             linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
             aligned_offset_ns: match config.align {
                 Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),

@@ -60,6 +60,9 @@ pub struct MeasurePlan {
     pub spike_above_ns: Option<i64>,
     /// `--spike-nodes`: how many spikes to keep.
     pub spike_nodes: usize,
+    /// Keep per-second windows for the JSON time series (off without `--json`: the loop
+    /// then pays nothing for them).
+    pub seconds_series: bool,
 }
 
 /// State all threads and the main thread share for one run.
@@ -249,52 +252,72 @@ where
 
     // Counted around the whole loop, first cycle included; the only system calls in between
     // are the timer's sleeps and the clock reads.
+    // The features a plain run has off (spike list, `-v` ring, per-second series, -D) cost
+    // the loop one test of this flag per cycle, their own tests only when one is on.
+    let extras =
+        plan.spike_above_ns.is_some() || ring.is_some() || plan.seconds_series || stop_at.is_some();
+    // Never resized while measuring: the length is read once, not every cycle.
+    let linear_len = state.linear_counters.len();
+    let publish_every = engine.scale().from_ns(PUBLISH_EVERY_NS);
+    let mut publish_at = 0;
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = crate::allocations::this_thread();
     let result = loop {
         if shared.stop.load(Ordering::Relaxed) {
             break Ok(());
         }
-        let outcome = match engine.step(&mut *state.histogram) {
-            Ok(outcome) => outcome,
+        // One match on the step's result, so the sample stays in registers.
+        let (sample, broke) = match engine.step(&mut *state.histogram) {
+            Ok(Outcome::Sample(s)) => (s, false),
+            Ok(Outcome::Break(s)) => (s, true),
+            Ok(Outcome::Done) => break Ok(()),
             // The run ended while this thread slept (a signal, -D, another thread's end):
             // the interrupted cycle is not measured.
             Err(rtlat_core::Error::Timer(rtlat_linux::SleepError::Cancelled)) => break Ok(()),
-            Err(e) => break Err(format!("thread {}: {e}", plan.index)),
-        };
-        let (sample, broke) = match outcome {
-            Outcome::Sample(s) => (s, false),
-            Outcome::Break(s) => (s, true),
-            Outcome::Done => break Ok(()),
+            // Moved out whole (never borrowed in place), so the step's result can live in
+            // registers on the common path.
+            Err(e) => break Err(step_failed(plan.index, e)),
         };
         state.last_ns = sample.latency_ns;
-        // Two compares per cycle; once per second a push into the windows' ring.
-        seconds.record(
-            &sample,
-            state.histogram.summary(),
-            engine.overruns(),
-            seconds_ring,
-        );
-        if plan.spike_above_ns.is_some_and(|t| sample.latency_ns > t) {
-            state.spikes_total += 1;
-            if state.spikes.len() < state.spikes.capacity() {
-                state.spikes.push((sample.latency_ns, sample.wake_ticks));
-            }
-        }
         if let Some(layout) = &linear {
             let counters = &mut state.linear_counters;
-            let last = counters.len() - 1;
-            let index = layout.index(sample.latency_ns, counters.len());
-            counters[index] += 1;
-            if (index == 0 || index == last)
-                && state.overflow_cycles.len() < state.overflow_cycles.capacity()
-            {
-                state.overflow_cycles.push(sample.cycle);
+            match layout.in_range_index(sample.latency_ns, linear_len) {
+                Some(index) => counters[index] += 1,
+                None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
             }
         }
-        live.publish(&state.figures(sample.latency_ns, engine.overruns()));
-        if let Some(ring) = ring {
-            ring.push(sample.cycle, sample.latency_ns);
+        // At most once a millisecond (and after the last cycle, below): what reads the
+        // figures (the live lines, status requests, the fifo) is at most that much behind.
+        if sample.wake_ticks >= publish_at {
+            live.publish(&state.figures(sample.latency_ns, engine.overruns()));
+            publish_at = sample.wake_ticks.saturating_add(publish_every);
+        }
+        if extras {
+            if plan.seconds_series {
+                // Two compares per cycle; once per second a push into the windows' ring.
+                // A copy is lent, never `sample` itself: a sample whose address is taken
+                // stays in memory on every cycle, not just those of this branch.
+                let lent = sample;
+                seconds.record(
+                    &lent,
+                    state.histogram.summary(),
+                    engine.overruns(),
+                    seconds_ring,
+                );
+            }
+            if plan.spike_above_ns.is_some_and(|t| sample.latency_ns > t) {
+                state.spikes_total += 1;
+                if state.spikes.len() < state.spikes.capacity() {
+                    state.spikes.push((sample.latency_ns, sample.wake_ticks));
+                }
+            }
+            if let Some(ring) = ring {
+                ring.push(sample.cycle, sample.latency_ns);
+            }
+            // -D: past the end (a cycle that also broke ends the run below, as a break).
+            if !broke && stop_at.is_some_and(|at| sample.wake_ticks >= at) {
+                break Ok(());
+            }
         }
         if broke {
             state.broke = Some(sample);
@@ -315,20 +338,33 @@ where
             }
             break Ok(());
         }
-        // One compare per cycle.
-        if stop_at.is_some_and(|at| sample.wake_ticks >= at) {
-            break Ok(());
-        }
     };
     let allocations = crate::allocations::this_thread() - allocations_start;
+    // The figures after the last cycle, whenever the loop last published.
+    if state.histogram.summary().count() > 0 {
+        live.publish(&state.figures(state.last_ns, engine.overruns()));
+    }
     let faults = PageFaults::current()
         .map(|f| f.minor.saturating_sub(faults_start))
         .unwrap_or(0);
-    seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+    if plan.seconds_series {
+        seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+    }
     result?;
     let mut report = state.finish(plan, &mut engine, linear, faults);
     report.allocations = allocations;
     Ok(report)
+}
+
+/// How often (at most) a measurement thread publishes its live figures, ns.
+const PUBLISH_EVERY_NS: u64 = 1_000_000;
+
+/// The message for a step that failed. Out of line and taking the error by value: were it
+/// formatted in place, the loop would keep every step's result in memory.
+#[cold]
+#[inline(never)]
+fn step_failed<E: Display>(index: usize, e: E) -> String {
+    format!("thread {index}: {e}")
 }
 
 /// Marks the thread finished and stops the run when dropped: the first thread to finish its
@@ -421,17 +457,32 @@ fn touch(values: &mut [u64]) {
 }
 
 impl ThreadState {
-    /// The live figures after a cycle with latency `act_ns`.
+    /// The live figures after a cycle with latency `act_ns` (so at least one value is
+    /// recorded, and the extremes are those of the recorded values).
     #[inline]
     fn figures(&self, act_ns: i64, overruns: u64) -> LiveFigures {
         let s = self.histogram.summary();
+        let (min_ns, max_ns) = s.extremes();
         LiveFigures {
             cycles: s.count(),
-            min_ns: s.min().unwrap_or(0),
+            min_ns,
             act_ns,
-            max_ns: s.max().unwrap_or(0),
+            max_ns,
             sum_ns: s.sum() as i64,
             overruns,
+        }
+    }
+
+    /// A value of the fixed-width histogram that goes to a guard (underflow or overflow):
+    /// counted there, and its cycle kept while the overflow list has room.
+    #[cold]
+    #[inline(never)]
+    fn linear_guard(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
+        let counters = &mut self.linear_counters;
+        let index = layout.index(latency_ns, counters.len());
+        counters[index] += 1;
+        if self.overflow_cycles.len() < self.overflow_cycles.capacity() {
+            self.overflow_cycles.push(cycle);
         }
     }
 
@@ -522,6 +573,7 @@ mod tests {
             display_unit_ns: 1000,
             spike_above_ns: None,
             spike_nodes: 0,
+            seconds_series: true,
         }
     }
 
