@@ -169,3 +169,190 @@ fn png_without_a_font_says_what_to_install() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+/// A change to a `seconds` block.
+type Change = Box<dyn Fn(&mut serde_json::Value)>;
+
+/// `rtlat-before.json` with thread 1's `seconds` block changed by `change`, plotted to SVG.
+fn plot_seconds(dir: &Scratch, change: impl Fn(&mut serde_json::Value)) -> (Plotted, String) {
+    let text = std::fs::read_to_string(data("rtlat-before.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    change(&mut doc["thread"]["1"]["rtlat"]["seconds"]);
+    let file = dir.path("seconds.json");
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let svg = dir.path("out.svg");
+    let _ = std::fs::remove_file(&svg);
+    (plot(&[&file, "-o", &svg], &[]), svg)
+}
+
+/// Expects a refusal without a panic and without an image.
+fn refused(out: &Plotted, svg: &str, expected: &[&str]) {
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    fails(out, expected);
+    assert!(!Path::new(svg).exists(), "no image");
+}
+
+#[test]
+fn per_second_values_no_run_can_have_are_refused_by_key() {
+    let dir = Scratch::new("seconds-values");
+    let key = "seconds.json: thread.1.rtlat.seconds";
+    let period = || vec!["period_s: expected a number of seconds from 0.001 to 4294967295"];
+    let set = |k: &'static str, v: serde_json::Value| -> Change {
+        Box::new(move |s: &mut serde_json::Value| s[k] = v.clone())
+    };
+    let entry = |i: usize, k: &'static str, v: serde_json::Value| -> Change {
+        Box::new(move |s: &mut serde_json::Value| s["entries"][i][k] = v.clone())
+    };
+    let cases: Vec<(&str, Change, Vec<&str>)> = vec![
+        ("period 0", set("period_s", 0.into()), period()),
+        ("period -1", set("period_s", (-1).into()), period()),
+        ("period 1e300", set("period_s", 1e300.into()), period()),
+        ("period 1e-300", set("period_s", 1e-300.into()), period()),
+        (
+            "period u64::MAX",
+            set("period_s", u64::MAX.into()),
+            period(),
+        ),
+        (
+            "t 1e300",
+            entry(4, "t", 1e300.into()),
+            vec!["entries[4].t: expected seconds from 0 to 4294967295"],
+        ),
+        (
+            "t i64::MAX",
+            entry(0, "t", i64::MAX.into()),
+            vec!["entries[0].t: expected seconds from 0 to 4294967295"],
+        ),
+        (
+            "t -5",
+            entry(0, "t", (-5).into()),
+            vec!["entries[0].t: expected seconds from 0 to 4294967295"],
+        ),
+        (
+            "t decreasing",
+            entry(3, "t", 1.into()),
+            vec![
+                "entries[3].t: expected a time after entries[2].t",
+                "oldest first",
+            ],
+        ),
+        (
+            "t repeated",
+            entry(1, "t", 0.into()),
+            vec!["entries[1].t: expected a time after entries[0].t"],
+        ),
+        (
+            "window past the longest run",
+            entry(4, "t", 4294967295u64.into()),
+            vec!["entries[4].t: expected seconds from 0 to 4294967295"],
+        ),
+        (
+            "max u64::MAX",
+            entry(2, "max", u64::MAX.into()),
+            vec!["entries[2].max: expected ns"],
+        ),
+        (
+            "max without cycles",
+            entry(2, "cycles", 0.into()),
+            vec!["entries[2].max: expected null in a window of 0 cycles"],
+        ),
+        (
+            "no max with cycles",
+            entry(2, "max", serde_json::Value::Null),
+            vec!["entries[2].max: expected ns in a window of 666 cycles"],
+        ),
+        (
+            "cycles not a count",
+            entry(2, "cycles", (-1).into()),
+            vec!["entries[2].cycles: expected a count"],
+        ),
+    ];
+    for (name, change, expected) in &cases {
+        let (out, svg) = plot_seconds(&dir, change);
+        // The first text follows the file's name and the block's place.
+        let first = format!("{key}.{}", expected[0]);
+        let mut expected = expected.clone();
+        expected[0] = &first;
+        assert!(!out.stderr.contains("panicked"), "{name}: {}", out.stderr);
+        refused(&out, &svg, &expected);
+    }
+}
+
+#[test]
+fn per_second_values_a_run_can_have_are_drawn() {
+    let dir = Scratch::new("seconds-drawn");
+    let cases: Vec<Change> = vec![
+        // Early wake-ups: a negative maximum, down to the smallest latency there is.
+        Box::new(|s| s["entries"][2]["max"] = i64::MIN.into()),
+        Box::new(|s| s["entries"][2]["max"] = (-9_007_199_254_740_992i64).into()),
+        Box::new(|s| s["entries"][2]["max"] = i64::MAX.into()),
+        // The longest run's windows.
+        Box::new(|s| {
+            s["period_s"] = 1_000_000.into();
+            for (i, e) in s["entries"].as_array_mut().unwrap().iter_mut().enumerate() {
+                e["t"] = (i * 1_000_000).into();
+            }
+        }),
+        Box::new(|s| s["period_s"] = 0.001.into()),
+        Box::new(|s| s["entries"] = serde_json::json!([])),
+    ];
+    for change in &cases {
+        let (out, svg) = plot_seconds(&dir, change);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(Path::new(&svg).exists());
+    }
+}
+
+#[test]
+fn a_changed_per_second_value_never_panics() {
+    let dir = Scratch::new("seconds-sweep");
+    let values: Vec<serde_json::Value> = vec![
+        0.into(),
+        (-1).into(),
+        1e300.into(),
+        (-1e300).into(),
+        1e-300.into(),
+        i64::MIN.into(),
+        u64::MAX.into(),
+        "1".into(),
+        serde_json::Value::Null,
+    ];
+    let mut places: Vec<(Option<usize>, &str)> = vec![(None, "period_s")];
+    for i in [0, 2, 4] {
+        places.extend([(Some(i), "t"), (Some(i), "max"), (Some(i), "cycles")]);
+    }
+    for (entry, key) in places {
+        for value in &values {
+            let (out, svg) = plot_seconds(&dir, |s| match entry {
+                None => s[key] = value.clone(),
+                Some(i) => s["entries"][i][key] = value.clone(),
+            });
+            let what = format!("{entry:?} {key} = {value}: {}", out.stderr);
+            assert!(!out.stderr.contains("panicked"), "{what}");
+            match out.code {
+                0 => assert!(Path::new(&svg).exists(), "{what}"),
+                2 => {
+                    assert_eq!(out.stderr.lines().count(), 1, "{what}");
+                    assert!(out.stderr.contains("thread.1.rtlat.seconds."), "{what}");
+                    assert!(!Path::new(&svg).exists(), "{what}");
+                }
+                _ => panic!("{what}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_result_with_extreme_latencies_is_drawn() {
+    // The run's own minimum at the smallest latency there is: the axis spans it.
+    let dir = Scratch::new("extreme");
+    let text = std::fs::read_to_string(data("rtlat-before.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["thread"]["1"]["rtlat"]["min"] = i64::MIN.into();
+    let file = dir.path("extreme.json");
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let svg = dir.path("out.svg");
+    let out = plot(&[&file, "-o", &svg], &[]);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

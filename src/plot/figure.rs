@@ -55,6 +55,9 @@ pub struct HistogramAxes {
 pub struct TimeAxes {
     /// End of the time axis, s.
     pub t_end: f64,
+    /// Bottom of the latency axis, µs: 0, or below the lowest maximum where one is negative
+    /// (early wake-ups), so that every point lies on the panel.
+    pub y_bottom_us: f64,
     /// Top of the latency axis, µs.
     pub y_top_us: f64,
     /// Seconds each point covers (the longest of the series).
@@ -191,7 +194,8 @@ fn histogram_axes(
     bin_ns: i64,
     exact_end: bool,
 ) -> HistogramAxes {
-    let span = (high - low) as f64 / 1000.0;
+    // In f64: the span of two i64 latencies may not fit an i64.
+    let span = (high as f64 - low as f64) / 1000.0;
     let x_low = if low < 0 {
         low as f64 / 1000.0 - span * 0.02
     } else {
@@ -226,15 +230,17 @@ fn time_axes(entries: &[Entry]) -> Option<TimeAxes> {
         .iter()
         .filter_map(|t| t.points.last().map(|p| p.0 + t.period_s))
         .fold(1.0, f64::max);
-    let top_ns = timelines
-        .iter()
-        .flat_map(|t| t.points.iter().filter_map(|p| p.1))
-        .max()
-        .unwrap_or(1000)
-        .max(1000);
+    let maxima = || {
+        timelines
+            .iter()
+            .flat_map(|t| t.points.iter().filter_map(|p| p.1))
+    };
+    let top_ns = maxima().max().unwrap_or(1000).max(1000);
+    let bottom_ns = maxima().min().unwrap_or(0).min(0);
     let period_s = timelines.iter().map(|t| t.period_s).fold(1.0, f64::max);
     Some(TimeAxes {
         t_end,
+        y_bottom_us: bottom_ns as f64 / 1000.0 * 1.08,
         y_top_us: top_ns as f64 / 1000.0 * 1.08,
         period_s,
     })

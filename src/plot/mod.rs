@@ -22,6 +22,9 @@ mod text;
 mod time_series;
 mod title;
 
+#[cfg(test)]
+mod tests;
+
 use std::process::ExitCode;
 
 use plotters::prelude::*;

@@ -7,6 +7,12 @@ use crate::formats::schema::cyclictest::{Document, Thread};
 use crate::formats::{Format, Run};
 use serde_json::{Number, Value};
 
+/// The longest a run can last, seconds (`rtlat run -D`'s limit, about 136 years): every
+/// window of a series lies within it.
+pub const MAX_TIME_S: f64 = u32::MAX as f64;
+/// The shortest window a series may have, seconds (rtlat writes whole seconds).
+pub const MIN_PERIOD_S: f64 = 0.001;
+
 /// One thread's maxima over time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
@@ -76,27 +82,69 @@ fn rtlat_seconds(text: &str) -> Result<Vec<Timeline>, String> {
         let period_s = seconds
             .and_then(|s| s.period_s.valid())
             .and_then(Number::as_f64)
-            .filter(|p| p.is_finite() && *p > 0.0)
-            .ok_or_else(|| format!("{path}.period_s: expected a positive number of seconds"))?;
+            .filter(|p| (MIN_PERIOD_S..=MAX_TIME_S).contains(p))
+            .ok_or_else(|| {
+                format!(
+                    "{path}.period_s: expected a number of seconds from {MIN_PERIOD_S} to \
+                     {MAX_TIME_S}"
+                )
+            })?;
         let entries = seconds
             .and_then(|s| s.entries.valid())
             .ok_or_else(|| format!("{path}.entries: expected an array"))?;
-        let mut points = Vec::with_capacity(entries.len());
+        let mut points: Vec<(f64, Option<i64>)> = Vec::with_capacity(entries.len());
         for (i, entry) in entries.iter().enumerate() {
             let entry = entry.valid();
+            let place = format!("{path}.entries[{i}]");
+            // The window, whole, within the longest run there can be.
             let t = entry
                 .and_then(|e| e.t.valid())
                 .and_then(Number::as_f64)
-                .filter(|t| t.is_finite())
-                .ok_or_else(|| format!("{path}.entries[{i}].t: expected seconds"))?;
+                .filter(|t| *t >= 0.0 && t + period_s <= MAX_TIME_S)
+                .ok_or_else(|| {
+                    format!(
+                        "{place}.t: expected seconds from 0 to {MAX_TIME_S} (the longest run) \
+                         minus period_s"
+                    )
+                })?;
+            if let Some(&(previous, _)) = points.last()
+                && t <= previous
+            {
+                return Err(format!(
+                    "{place}.t: expected a time after entries[{}].t ({previous} s), got {t} s: \
+                     entries are oldest first",
+                    i - 1
+                ));
+            }
             let max = match entry.map(|e| &e.max) {
                 None => None,
                 Some(max) => max
                     .get("max")
-                    .map_err(|_| format!("{path}.entries[{i}].max: expected ns"))?
+                    .map_err(|_| format!("{place}.max: expected ns"))?
                     .copied()
                     .flatten(),
             };
+            // A window without cycles has no maximum, one with cycles has one.
+            let cycles = match entry.map(|e| &e.cycles) {
+                None => None,
+                Some(cycles) => cycles
+                    .get("cycles")
+                    .map_err(|_| format!("{place}.cycles: expected a count"))?
+                    .copied(),
+            };
+            match (cycles, max) {
+                (Some(0), Some(_)) => {
+                    return Err(format!(
+                        "{place}.max: expected null in a window of 0 cycles"
+                    ));
+                }
+                (Some(n), None) if n > 0 => {
+                    return Err(format!(
+                        "{place}.max: expected ns in a window of {n} cycles"
+                    ));
+                }
+                _ => {}
+            }
             points.push((t, max));
         }
         if !points.is_empty() {
@@ -158,10 +206,52 @@ mod tests {
             r#"{"thread":{"0":{"rtlat":{"seconds":{"period_s":1,"entries":[{"t":"x"}]}}}}}"#,
         )
         .unwrap_err();
-        assert_eq!(e, "thread.0.rtlat.seconds.entries[0].t: expected seconds");
+        assert_eq!(
+            e,
+            "thread.0.rtlat.seconds.entries[0].t: expected seconds from 0 to 4294967295 (the \
+             longest run) minus period_s"
+        );
         let e =
             rtlat_seconds(r#"{"thread":{"0":{"rtlat":{"seconds":{"entries":[]}}}}}"#).unwrap_err();
         assert!(e.starts_with("thread.0.rtlat.seconds.period_s"), "{e}");
+    }
+
+    #[test]
+    fn series_no_run_can_have_are_named() {
+        let block = |seconds: &str| {
+            rtlat_seconds(&format!(
+                r#"{{"thread":{{"0":{{"rtlat":{{"seconds":{seconds}}}}}}}}}"#
+            ))
+        };
+        for period in ["0", "-1", "1e300", "1e-300", "0.0009", "4294967296"] {
+            let e = block(&format!(r#"{{"period_s":{period},"entries":[]}}"#)).unwrap_err();
+            assert_eq!(
+                e,
+                "thread.0.rtlat.seconds.period_s: expected a number of seconds from 0.001 to \
+                 4294967295",
+                "{period}"
+            );
+        }
+        for t in ["-1", "1e300", "4294967295", "18446744073709551615"] {
+            let e = block(&format!(r#"{{"period_s":1,"entries":[{{"t":{t}}}]}}"#)).unwrap_err();
+            assert!(
+                e.starts_with("thread.0.rtlat.seconds.entries[0].t: "),
+                "{t}: {e}"
+            );
+        }
+        let e = block(r#"{"period_s":1,"entries":[{"t":1},{"t":0.5}]}"#).unwrap_err();
+        assert_eq!(
+            e,
+            "thread.0.rtlat.seconds.entries[1].t: expected a time after entries[0].t (1 s), \
+             got 0.5 s: entries are oldest first"
+        );
+        let e = block(r#"{"period_s":1,"entries":[{"t":0,"cycles":0,"max":5}]}"#).unwrap_err();
+        assert!(e.ends_with("entries[0].max: expected null in a window of 0 cycles"));
+        let e = block(r#"{"period_s":1,"entries":[{"t":0,"cycles":3,"max":null}]}"#).unwrap_err();
+        assert!(e.ends_with("entries[0].max: expected ns in a window of 3 cycles"));
+        // The longest run's last window, and the shortest window, are a series.
+        let t = block(r#"{"period_s":0.001,"entries":[{"t":4294967294,"max":-5}]}"#).unwrap();
+        assert_eq!(t[0].points, [(4294967294.0, Some(-5))]);
     }
 
     #[test]

@@ -20,14 +20,14 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let (unit_s, unit) = time_unit(axes.t_end);
     let x_range = 0.0..axes.t_end / unit_s;
-    let y_range = 0.0..axes.y_top_us;
+    let y_range = axes.y_bottom_us..axes.y_top_us;
     let y_labels = linear_labels(&y_range, 8);
     let (left, bottom) = label_areas(&y_labels, measure);
     let plot_width = f64::from(area.dim_in_pixel().0) / s.0 - left - 2.0 * MARGIN;
     // Whole units at least: no more labels than units.
     let x_ticks = ((plot_width / 90.0) as usize)
         .clamp(4, 20)
-        .min(x_range.end.floor() as usize + 1);
+        .min((x_range.end.floor() as usize).saturating_add(1));
     let x_step = tick_step(&x_range, x_ticks);
     let y_step = tick_step(&y_range, 8);
     let mut chart = ChartBuilder::on(area)
