@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
-use super::super::report::ThreadReport;
+use rtlat_engine::run::ThreadReport;
+use rtlat_engine::seconds::SecondsSeries;
 
 /// The rt-tests release whose JSON layout this reproduces.
 pub const RT_TESTS_FORMAT_VERSION: &str = "2.40";
@@ -174,8 +175,8 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         "minor_page_faults_while_measuring": t.minor_faults,
         "allocations_while_measuring": t.allocations,
         "lost_verbose_samples": lost_samples,
-        // Per-second min/avg/max/overruns (bounded: see cli::run::seconds).
-        "seconds": t.seconds.to_json(),
+        // Per-second min/avg/max/overruns (bounded: see rtlat_engine::seconds).
+        "seconds": seconds_json(&t.seconds),
         "histogram": serde_json::to_value(&**h).unwrap_or(Value::Null),
     });
     // Only the generic-timer clock's timer translates deadlines (to CLOCK_MONOTONIC), and
@@ -265,9 +266,54 @@ pub fn rfc2822(unix: u64, offset: i64) -> String {
     )
 }
 
+/// A thread's time series as the JSON object: `{"period_s": s, "entries": [{"t", "cycles", "min", "avg", "max",
+/// "overruns"}, …]}`, times in seconds since the thread's start, latencies in ns (`null`
+/// for a second without cycles).
+fn seconds_json(series: &SecondsSeries) -> Value {
+    let period = series.period_s();
+    let entries: Vec<Value> = series
+        .entries()
+        .iter()
+        .map(|e| {
+            let some = e.cycles > 0;
+            json!({
+                "t": e.slot.saturating_mul(period),
+                "cycles": e.cycles,
+                "min": some.then_some(e.min_ns),
+                "avg": e.avg_ns(),
+                "max": some.then_some(e.max_ns),
+                "overruns": e.overruns,
+            })
+        })
+        .collect();
+    json!({ "period_s": period, "entries": entries })
+}
+
 #[cfg(test)]
 mod tests {
     use super::rfc2822;
+
+    #[test]
+    fn the_time_series_has_a_null_for_an_empty_second() {
+        use rtlat_engine::Window;
+        let window = |index| Window {
+            index,
+            cycles: 1,
+            min_ns: 1,
+            max_ns: 9,
+            sum_ns: 10,
+            overruns: 0,
+            complete: true,
+        };
+        let mut series = super::SecondsSeries::default();
+        series.push(&window(0));
+        series.push(&window(2));
+        let doc = super::seconds_json(&series);
+        assert_eq!(doc["period_s"], 1);
+        assert_eq!(doc["entries"][1]["min"], serde_json::Value::Null);
+        assert_eq!(doc["entries"][2]["t"], 2);
+        assert_eq!(doc["entries"][2]["avg"], 10);
+    }
 
     #[test]
     fn dates_match_cyclictest_fixture() {
