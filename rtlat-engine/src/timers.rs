@@ -135,6 +135,7 @@ pub fn with_clock_and_timer<W: WithClockAndTimer>(
     interval_ns: u64,
     work: W,
 ) -> W::Output {
+    #[allow(clippy::infallible_destructuring_match)] // one arm on targets without a counter
     let id = match source {
         ClockSource::Posix(id) => id,
         #[cfg(target_arch = "aarch64")]

@@ -1,4 +1,4 @@
-//! One of cyclictest's measuring threads: set up once ([`prepare`](crate::setup::prepare)),
+//! One of cyclictest's measuring threads: set up once ([`prepare`]),
 //! then the engine's loop ([`measure`]) with this mode's per-cycle work: the histograms,
 //! the spike list, the live figures, the `-v` ring, the per-second windows, the break and
 //! `-D`. Figures leave through [`LiveStatus`] (a sequence lock the thread never waits on).
