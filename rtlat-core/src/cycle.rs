@@ -211,9 +211,15 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
         if self.cycle >= self.loops {
             return Ok(Outcome::Done);
         }
-        let (deadline, now, overruns) = self.advance()?;
-        let latency_ns = self.scale.to_ns_signed(now.wrapping_sub(deadline) as i64);
+        if !self.started {
+            self.start()?;
+        }
+        let deadline = self.next;
+        let (now, overrun) = self.wake(deadline)?;
+        let late_ticks = now.wrapping_sub(deadline) as i64;
+        let latency_ns = self.scale.to_ns_signed(late_ticks);
         recorder.record(latency_ns);
+        let overruns = self.move_on(deadline, late_ticks, overrun);
         let sample = Sample {
             cycle: self.cycle,
             latency_ns,
@@ -232,33 +238,33 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
         })
     }
 
-    /// Waits for the next deadline as the policy says and moves the schedule on: the
-    /// deadline, the wake-up time and the overruns this wake-up counts.
+    /// Waits for `deadline` as the policy says: the wake-up time, and whether the deadline
+    /// had already passed so that the wait was skipped ([`BackToBack`] only).
     #[inline(always)]
-    fn advance(&mut self) -> Result<(u64, u64, u64), CycleError<C, T>> {
-        if !self.started {
-            self.start()?;
-        }
-        let deadline = self.next;
+    fn wake(&mut self, deadline: u64) -> Result<(u64, bool), CycleError<C, T>> {
         if M::BACK_TO_BACK {
-            let mut now = self.clock.now().map_err(Error::Clock)?;
+            let now = self.clock.now().map_err(Error::Clock)?;
             // LinuxCNC sleeps unless the deadline is strictly in the past.
-            let overrun = now > deadline;
-            if !overrun {
-                self.timer.sleep_until(deadline).map_err(Error::Timer)?;
-                now = self.clock.now().map_err(Error::Clock)?;
+            if now > deadline {
+                return Ok((now, true));
             }
-            self.next = deadline.saturating_add(self.interval);
-            self.overruns += u64::from(overrun);
-            return Ok((deadline, now, u64::from(overrun)));
         }
         self.timer.sleep_until(deadline).map_err(Error::Timer)?;
-        let now = self.clock.now().map_err(Error::Clock)?;
-        let late_ticks = now.wrapping_sub(deadline) as i64;
-        // Deadlines strictly before `now` are past: skip them and count them (the rare path
-        // divides; the common one adds one interval).
-        let mut skipped = 0;
+        Ok((self.clock.now().map_err(Error::Clock)?, false))
+    }
+
+    /// Moves the schedule past `deadline`, woken `late_ticks` after it; returns the overruns
+    /// this wake-up counts.
+    #[inline(always)]
+    fn move_on(&mut self, deadline: u64, late_ticks: i64, overrun: bool) -> u64 {
         self.next = deadline.saturating_add(self.interval);
+        if M::BACK_TO_BACK {
+            self.overruns += u64::from(overrun);
+            return u64::from(overrun);
+        }
+        // Deadlines strictly before the wake-up are past: skip them and count them (the rare
+        // path divides; the common one adds one interval).
+        let mut skipped = 0;
         if late_ticks > self.interval as i64 {
             skipped = (late_ticks as u64 - 1) / self.interval;
             self.next = self
@@ -266,7 +272,7 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
                 .saturating_add(skipped.saturating_mul(self.interval));
             self.overruns += skipped;
         }
-        Ok((deadline, now, skipped))
+        skipped
     }
 
     /// Steps until the loop count is reached or the break threshold is crossed.
@@ -330,13 +336,19 @@ impl<C: Clock, T: Timer> CycleEngine<C, T, BackToBack> {
     /// always this one plus the period. Ignores the loop count and the break threshold.
     #[inline]
     pub fn wait(&mut self) -> Result<Run, PeriodicError<C, T>> {
-        let (deadline, now, overruns) = self.advance()?;
+        if !self.started {
+            self.start()?;
+        }
+        let deadline = self.next;
+        let (now, overrun) = self.wake(deadline)?;
+        let late_ticks = now.wrapping_sub(deadline) as i64;
+        self.move_on(deadline, late_ticks, overrun);
         let run = Run {
             index: self.cycle,
             deadline_ticks: deadline,
             start_ticks: now,
-            lateness_ns: self.scale.to_ns_signed(now.wrapping_sub(deadline) as i64),
-            overrun: overruns > 0,
+            lateness_ns: self.scale.to_ns_signed(late_ticks),
+            overrun,
         };
         self.cycle += 1;
         Ok(run)

@@ -83,15 +83,13 @@ where
         if work.before(engine) == Flow::Stop {
             break Ok(());
         }
-        let outcome = match engine.step(work.recorder()) {
-            Ok(outcome) => outcome,
+        // One match over the step's result: no intermediate copy of the outcome.
+        let (sample, broke) = match engine.step(work.recorder()) {
+            Ok(Outcome::Sample(s)) => (s, false),
+            Ok(Outcome::Break(s)) => (s, true),
+            Ok(Outcome::Done) => break Ok(()),
             Err(rtlat_core::Error::Timer(e)) if e.cancelled() => break Ok(()),
             Err(e) => break Err(e),
-        };
-        let (sample, broke) = match outcome {
-            Outcome::Sample(s) => (s, false),
-            Outcome::Break(s) => (s, true),
-            Outcome::Done => break Ok(()),
         };
         if work.after(&sample, broke, engine) == Flow::Stop {
             break Ok(());

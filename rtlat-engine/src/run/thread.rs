@@ -168,15 +168,16 @@ impl WithClockAndTimer for Thread<'_> {
             .saturating_sub(engine.interval_ticks());
         let seconds = SecondWindows::new(origin, engine.scale().from_ns(SECOND_NS));
         // -D counts from the same start: with --secaligned, the full second the threads wait for.
-        let stop_at = plan
-            .duration_ns
-            .map(|d| origin.saturating_add(engine.scale().from_ns(d)));
+        let stop_at = plan.duration_ns.map_or(u64::MAX, |d| {
+            origin.saturating_add(engine.scale().from_ns(d))
+        });
 
         let mut work = RunCycle {
             state,
             linear,
             seconds,
             stop_at,
+            spike_above_ns: plan.spike_above_ns.unwrap_or(i64::MAX),
             plan,
             shared,
             live,
@@ -204,8 +205,11 @@ struct RunCycle<'a> {
     state: ThreadState,
     linear: Option<Linear>,
     seconds: SecondWindows,
-    /// `-D`: the wake-up time (ticks) that ends the thread.
-    stop_at: Option<u64>,
+    // Off features as sentinels no sample reaches: one compare each, no option to unwrap.
+    /// `-D`: the wake-up time (ticks) that ends the thread (`u64::MAX`: none).
+    stop_at: u64,
+    /// `--spike`: the trigger, ns (`i64::MAX`: off).
+    spike_above_ns: i64,
     plan: &'a MeasurePlan,
     shared: &'a RunShared,
     live: &'a LiveStatus,
@@ -232,11 +236,7 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
             engine.overruns(),
             self.seconds_ring,
         );
-        if self
-            .plan
-            .spike_above_ns
-            .is_some_and(|t| sample.latency_ns > t)
-        {
+        if sample.latency_ns > self.spike_above_ns {
             state.spikes_total += 1;
             if state.spikes.len() < state.spikes.capacity() {
                 state.spikes.push((sample.latency_ns, sample.wake_ticks));
@@ -263,7 +263,7 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
             return Flow::Stop;
         }
         // One compare per cycle.
-        if self.stop_at.is_some_and(|at| sample.wake_ticks >= at) {
+        if sample.wake_ticks >= self.stop_at {
             return Flow::Stop;
         }
         Flow::Go
