@@ -17,28 +17,37 @@
 #      bucket), then the median over runs of each tool's p50 and p99 is reported.
 #   3. Peak RSS ("Maximum resident set size" of /usr/bin/time -v), median of RSS_REPS runs
 #      of `-m -t 2 -h 10000 -l 2000 -q` each, plus a mid-run /proc/PID/smaps snapshot per
-#      tool broken down by kind of mapping, and one what-if run of rtlat with 256 KiB
-#      thread stacks (RUST_MIN_STACK, which std::thread honours when the spawn does not
-#      set a stack size) to show what the default 2 MiB Rust thread stacks cost under
-#      mlockall(MCL_FUTURE).
+#      tool broken down by kind of mapping. Two rtlat builds are measured: the release
+#      binary (glibc, dynamically linked, as sections 1 and 2 run it) and the static board
+#      binary (musl; README, "Binaries"), which is the measuring binary the RSS goal is for:
+#      under mlockall(MCL_CURRENT) every page mapped is made resident, and a dynamically
+#      linked program maps all of libc.so.6 (2.1 MB here, as much as cyclictest's whole
+#      footprint less 1 MB), where a static one carries only the parts of the C library
+#      it calls.
+#   4. The stripped size of each binary: rtlat, rtlat-tools, rtlat-plot (release builds,
+#      stripped copies; the board builds as they are, stripped by the profile), cyclictest.
 #
 # Both tools write /dev/cpu_dma_latency (0 µs) for the run by default, so that is equal.
 # rtlat is measured as `rtlat run ...`. The script only reports; the VM it runs on is noisy
 # and shared, so nothing here is a pass/fail gate (it prints whether each goal is met).
 #
 # Needs: root (SCHED_FIFO, mlockall), valgrind (callgrind_annotate), /usr/bin/time (GNU
-# time: apt-get install -y time), python3, and a release build of rtlat
-# (`cargo build --release`; this script does not build). Writes only under a temp dir,
-# removed at the end unless KEEP=1.
+# time: apt-get install -y time), python3, binutils (strip), a release build of rtlat
+# (`cargo build --release`) and the static board build
+# (`rustup target add x86_64-unknown-linux-musl; cargo build --profile board --target
+# x86_64-unknown-linux-musl`; without it its rows are left out). This script does not
+# build. Writes only under a temp dir, removed at the end unless KEEP=1.
 #
 # Usage:  benches/vs-cyclictest.sh
-# Knobs (environment): RTLAT (default <repo>/target/release/rtlat), CYCLICTEST (default:
-#   cyclictest on PATH), N1 N2 (callgrind loop counts, default 2000 22000), PAIRS (default 10),
+# Knobs (environment): RTLAT (default <repo>/target/release/rtlat), RTLAT_BOARD (default
+#   <repo>/target/x86_64-unknown-linux-musl/board/rtlat), CYCLICTEST (default: cyclictest
+#   on PATH), N1 N2 (callgrind loop counts, default 2000 22000), PAIRS (default 10),
 #   LOOPS (cycles per latency run, default 20000), RSS_REPS (default 3), KEEP=1.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RTLAT=${RTLAT:-$repo/target/release/rtlat}
+RTLAT_BOARD=${RTLAT_BOARD:-$repo/target/x86_64-unknown-linux-musl/board/rtlat}
 CYCLICTEST=${CYCLICTEST:-$(command -v cyclictest || true)}
 N1=${N1:-2000}
 N2=${N2:-22000}
@@ -50,7 +59,7 @@ die() { echo "vs-cyclictest: $*" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || die "run as root (SCHED_FIFO priority 80 and mlockall)"
 [[ -x $RTLAT ]] || die "no rtlat binary at $RTLAT (cargo build --release, or set RTLAT)"
 [[ -n $CYCLICTEST && -x $CYCLICTEST ]] || die "cyclictest not found (set CYCLICTEST)"
-for tool in valgrind callgrind_annotate python3; do
+for tool in valgrind callgrind_annotate python3 strip; do
     command -v "$tool" >/dev/null || die "$tool not found"
 done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
@@ -72,6 +81,14 @@ echo "# rtlat: $RTLAT (commit $commit, $dirty modified tracked files; binary bui
 # that a `cargo build` during the run cannot swap binaries between the runs.
 cp "$RTLAT" "$out/rtlat"
 rt=("$out/rtlat" run)
+board=()
+if [[ -x $RTLAT_BOARD ]]; then
+    cp "$RTLAT_BOARD" "$out/rtlat-board"
+    board=("$out/rtlat-board" run)
+    echo "# rtlat board build: $RTLAT_BOARD (built $(date -r "$RTLAT_BOARD" '+%F %T'))"
+else
+    echo "# no board build at $RTLAT_BOARD: its rows are left out (see the header for how to build it)"
+fi
 ct=("$CYCLICTEST")
 echo "# cyclictest: $CYCLICTEST ($("$CYCLICTEST" --help 2>&1 | head -1 || true))"
 echo "# machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -193,9 +210,11 @@ peak_rss() { # CMD... -> "Maximum resident set size" in KiB
 : >"$out/rss.txt"
 for i in $(seq 1 "$RSS_REPS"); do
     echo "rss rtlat $(peak_rss "${rt[@]}")" >>"$out/rss.txt"
+    if [[ ${#board[@]} -gt 0 ]]; then
+        echo "rss rtlat-board $(peak_rss "${board[@]}")" >>"$out/rss.txt"
+    fi
     echo "rss cyclictest $(peak_rss "${ct[@]}")" >>"$out/rss.txt"
 done
-echo "rss rtlat-stack256k $(RUST_MIN_STACK=262144 peak_rss "${rt[@]}")" >>"$out/rss.txt"
 
 # A snapshot of /proc/PID/smaps one second into a run (2 s at the default 1 ms interval),
 # summed by kind of mapping. Thread stacks are the mappings holding a thread's stack pointer
@@ -253,7 +272,32 @@ PY
     wait "$pid" || true
 }
 smaps_snapshot rtlat "${rt[@]}"
+if [[ ${#board[@]} -gt 0 ]]; then
+    smaps_snapshot rtlat-board "${board[@]}"
+fi
 smaps_snapshot cyclictest "${ct[@]}"
+
+# ---------------------------------------------------------------------------------------
+# 4. Stripped sizes.
+# ---------------------------------------------------------------------------------------
+# stripped NAME FILE: the size of FILE without symbols and debug information (a stripped
+# copy; the board builds are stripped already, so their copy is the same size).
+stripped() {
+    if [[ -f $2 ]]; then
+        strip -o "$out/stripped-$1" "$2" && echo "size $1 $(stat -c %s "$out/stripped-$1") $2" >>"$out/rss.txt"
+    else
+        echo "size $1 - $2" >>"$out/rss.txt"
+    fi
+}
+stripped rtlat "$RTLAT"
+stripped rtlat-tools "$(dirname "$RTLAT")/rtlat-tools"
+stripped rtlat-plot "$(dirname "$RTLAT")/rtlat-plot"
+if [[ ${#board[@]} -gt 0 ]]; then
+    stripped rtlat-board "$RTLAT_BOARD"
+    stripped rtlat-tools-board "$(dirname "$RTLAT_BOARD")/rtlat-tools"
+    stripped rtlat-plot-board "$(dirname "$RTLAT_BOARD")/rtlat-plot"
+fi
+stripped cyclictest "$CYCLICTEST"
 
 # ---------------------------------------------------------------------------------------
 # The table.
@@ -261,7 +305,7 @@ smaps_snapshot cyclictest "${ct[@]}"
 python3 - "$out" "$N1" "$N2" "$PAIRS" "$LOOPS" "$RSS_REPS" <<'PY'
 import statistics, sys
 out, n1, n2, pairs, loops, reps = sys.argv[1], *map(int, sys.argv[2:])
-ipc, lat, rss, smaps, top = {}, {}, {}, {}, []
+ipc, lat, rss, smaps, top, sizes = {}, {}, {}, {}, [], []
 for line in open(f"{out}/ipc.txt"):
     f = line.split()
     if f[0] == "ipc":
@@ -277,6 +321,8 @@ for line in open(f"{out}/rss.txt"):
         rss.setdefault(f[1], []).append(int(f[2]))
     elif f[0] == "smaps":
         smaps.setdefault(f[1], []).append((int(f[2]), " ".join(f[3:])))
+    elif f[0] == "size":
+        sizes.append((f[1], f[2], " ".join(f[3:])))
 
 def ratio(a, b):
     return a / b if b else float("nan")
@@ -289,6 +335,7 @@ r_p50 = ratio(lat["rtlat"][0], lat["cyclictest"][0])
 r_p99 = ratio(lat["rtlat"][1], lat["cyclictest"][1])
 rss_rt, rss_ct = statistics.median(rss["rtlat"]), statistics.median(rss["cyclictest"])
 r_rss = ratio(rss_rt, rss_ct)
+rss_board = statistics.median(rss["rtlat-board"]) if "rtlat-board" in rss else None
 
 print()
 print("| figure | rtlat | cyclictest | rtlat/cyclictest | goal |")
@@ -297,27 +344,32 @@ print(f"| instructions/cycle, all threads (callgrind, -l {n1} vs {n2}) | {ipc['r
 print(f"| instructions/cycle, measurement thread only | {ipc['rtlat'][1]:.1f} | {ipc['cyclictest'][1]:.1f} | {ratio(ipc['rtlat'][1], ipc['cyclictest'][1]):.2f} | |")
 print(f"| latency p50 µs, median of {pairs} runs (-l {loops}, -i 200, -p 80) | {lat['rtlat'][0]:g} | {lat['cyclictest'][0]:g} | {r_p50:.2f} | <= 1.00: {goal(r_p50 <= 1.0)} |")
 print(f"| latency p99 µs, median of {pairs} runs | {lat['rtlat'][1]:g} | {lat['cyclictest'][1]:g} | {r_p99:.2f} | <= 1.00: {goal(r_p99 <= 1.0)} |")
-print(f"| peak RSS KiB, median of {reps} (-m -t 2 -h 10000 -l 2000) | {rss_rt:g} | {rss_ct:g} | {r_rss:.2f} | <= 1.00: {goal(r_rss <= 1.0)} |")
-if "rtlat-stack256k" in rss:
-    v = rss["rtlat-stack256k"][0]
-    print(f"| what-if: peak RSS KiB, rtlat with 256 KiB thread stacks | {v} | {rss_ct:g} | {ratio(v, rss_ct):.2f} | |")
+if rss_board is not None:
+    r_board = ratio(rss_board, rss_ct)
+    print(f"| peak RSS KiB, median of {reps} (-m -t 2 -h 10000 -l 2000), board build (static) | {rss_board:g} | {rss_ct:g} | {r_board:.2f} | <= 1.00: {goal(r_board <= 1.0)} |")
+print(f"| peak RSS KiB, median of {reps}, release build (glibc, dynamic) | {rss_rt:g} | {rss_ct:g} | {r_rss:.2f} | |")
 print()
 for name in ("rtlat", "cyclictest"):
     print(f"latency runs {name} (p50/p99/max µs): {lat[name][2]}")
-for name in ("rtlat", "cyclictest"):
+names = [n for n in ("rtlat-board", "rtlat", "cyclictest") if n in rss]
+for name in names:
     print(f"peak RSS runs {name} (KiB): {' '.join(map(str, rss[name]))}")
 print()
-print("mid-run RSS by mapping (KiB):  rtlat | cyclictest")
+print("mid-run RSS by mapping (KiB):  " + " | ".join(names))
 kinds = []
-for name in ("rtlat", "cyclictest"):
+for name in names:
     for _, k in smaps.get(name, []):
         if k not in kinds:
             kinds.append(k)
 for k in kinds:
-    v = [dict((kk, vv) for vv, kk in smaps.get(n, [])).get(k, 0) for n in ("rtlat", "cyclictest")]
-    if v == [0, 0]:
+    v = [dict((kk, vv) for vv, kk in smaps.get(n, [])).get(k, 0) for n in names]
+    if not any(v):
         continue
-    print(f"  {k:<40} {v[0]:>7} | {v[1]:>7}")
+    print(f"  {k:<40} " + " | ".join(f"{x:>7}" for x in v))
+print()
+print("stripped size of each binary (bytes):")
+for name, size, path in sizes:
+    print(f"  {name:<18} {size:>10}  {path}")
 print()
 print("rtlat measurement thread, instructions per cycle by source file:function (top 15):")
 for t in top:

@@ -52,6 +52,15 @@ pub fn finished(verdict: u8, written: bool) -> u8 {
     }
 }
 
+/// The status of a command whose command line (or what it names on this machine) was
+/// refused: every [`CliError`](crate::options::CliError) is bad input.
+pub fn of(error: &crate::options::CliError) -> u8 {
+    use crate::options::CliError;
+    match error {
+        CliError::Usage(_) | CliError::Refused(_) => BAD_INPUT,
+    }
+}
+
 /// `status` as an [`ExitCode`].
 pub fn code(status: u8) -> ExitCode {
     ExitCode::from(status)

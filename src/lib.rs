@@ -9,7 +9,9 @@ pub mod atomic_file;
 pub mod exit_status;
 pub mod formats;
 pub mod input;
+pub mod options;
 pub mod output;
+#[cfg(feature = "plot")]
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod plot;

@@ -1,5 +1,10 @@
 //! The `rtlat` command line. Invoked as `cyclictest` (a symlink or copy), it is a drop-in
 //! for cyclictest: same options, same output.
+//!
+//! This is the measuring binary: `run` (and `cyclictest`), `latency` and `servo` run in this
+//! process, which `-m` locks into memory whole. The other commands run in sibling binaries
+//! installed beside it, so that their code is not locked with it: `rtlat-tools` (audit,
+//! threads, irq, cpufreq, compare; this process execs it) and `rtlat-plot` (plot).
 
 // out!, outln!, err!, errln!: printing that never panics (src/stdio.rs).
 #[macro_use]
@@ -44,11 +49,7 @@ fn command() -> ExitCode {
     }
     match args.get(1).map(String::as_str) {
         Some("run") => cli::run::execute::main(&args[2..], false),
-        Some("audit") => cli::audit::main(&args[2..]),
-        Some("threads") => cli::threads::main(&args[2..]),
-        Some("irq") => cli::irq::main(&args[2..]),
-        Some("cpufreq") => cli::cpufreq::main(&args[2..]),
-        Some("compare") => cli::compare::main(&args[2..]),
+        Some(command @ ("audit" | "threads" | "irq" | "cpufreq" | "compare")) => tools(command),
         Some("plot") => plot(&args[2..]),
         Some("latency") => cli::latency::main(&args[2..]),
         Some("servo") => cli::servo::main(&args[2..]),
@@ -74,7 +75,7 @@ fn command() -> ExitCode {
                 rtlat::exit_status::HELP
             );
             if args.len() < 2 {
-                ExitCode::from(2)
+                rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
             } else {
                 ExitCode::SUCCESS
             }
@@ -83,22 +84,46 @@ fn command() -> ExitCode {
             errln!(
                 "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, --version, --help"
             );
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }
 
+/// The binary `name` installed beside this one, if it is there.
+fn sibling(name: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.join(name)).filter(|p| p.is_file())
+}
+
+/// `rtlat audit|threads|irq|cpufreq|compare ...` are `rtlat-tools`' commands: this process
+/// becomes `rtlat-tools` with the same arguments (argv\[0\] included), so the same PID, the
+/// same messages, signals and exit statuses. Returns only when the exec fails.
+fn tools(command: &str) -> ExitCode {
+    let Some(program) = sibling("rtlat-tools") else {
+        errln!(
+            "rtlat {command}: the rtlat-tools binary is not beside rtlat; install both (cargo build builds both)"
+        );
+        return ExitCode::from(2);
+    };
+    use std::os::unix::process::CommandExt as _;
+    let mut args = std::env::args_os();
+    let error = std::process::Command::new(&program)
+        .arg0(args.next().unwrap_or_else(|| "rtlat".into()))
+        .args(args)
+        .exec();
+    errln!("rtlat {command}: cannot run {}: {error}", program.display());
+    ExitCode::from(2)
+}
+
 /// `rtlat plot` runs the `rtlat-plot` binary installed beside this one: the plotting code
 /// (fonts, rasteriser, libm) stays out of the binary that `rtlat run -m` locks into memory.
+/// A child, not an exec: a plot whose process is killed is reported (exit status 4).
 fn plot(args: &[String]) -> ExitCode {
-    let sibling = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("rtlat-plot")));
-    let Some(program) = sibling.filter(|p| p.is_file()) else {
+    let Some(program) = sibling("rtlat-plot") else {
         errln!(
             "rtlat plot: the rtlat-plot binary is not beside rtlat; build or install both (cargo build builds both)"
         );
-        return ExitCode::from(2);
+        return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
     };
     match std::process::Command::new(&program).args(args).status() {
         Ok(status) => match status.code() {
@@ -125,7 +150,7 @@ fn plot(args: &[String]) -> ExitCode {
         },
         Err(e) => {
             errln!("rtlat plot: cannot run {}: {e}", program.display());
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `rtlat audit` through the binary on the captured and constructed machine trees, the four
 //! real command lines, the JSON shape, the exit statuses, and the live machine.
 
-mod audit_support;
+use crate::audit_support;
 
 use audit_support::{
     TempFile, audit, audit_tree, findings, fixture, linux_tree, one, pairs, text, with_id,

@@ -1,7 +1,7 @@
 //! `rtlat audit` with bad input exits with status 2, prints exactly one line on stderr naming
 //! what was wrong and what is accepted, and prints nothing on stdout.
 
-mod audit_support;
+use crate::audit_support;
 
 use audit_support::{TempFile, audit, linux_tree};
 

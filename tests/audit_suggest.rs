@@ -2,10 +2,10 @@
 //! the GRUB line, refusals, and the round trip (the suggested line, audited with `--cmdline`,
 //! has no command-line finding worse than info).
 
-mod audit_support;
+use crate::audit_support;
 
 use audit_support::{TempFile, audit, audit_tree, findings, fixture, linux_tree};
-use rtlat_linux::cmdline::KernelCmdline;
+use rtlat_system::cmdline::KernelCmdline;
 use serde_json::Value;
 
 fn suggest_json(root: &str, cmdline: Option<&str>, isolate: &str) -> Value {

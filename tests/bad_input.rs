@@ -3,7 +3,7 @@
 //! the option, prints nothing on stdout, and loses nothing: an existing `--json` or
 //! `--histfile` file is left as it was.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -455,5 +455,47 @@ fn a_plot_whose_rtlat_plot_dies_says_so() {
             && stderr.contains("was killed by signal 9 (SIGKILL: out of memory, or killed)")
             && stderr.contains("no plot was written"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_tool_command_without_rtlat_tools_beside_rtlat_says_so() {
+    // audit, threads, irq, cpufreq and compare run in the rtlat-tools beside rtlat: rtlat
+    // placed alone says so in one line and exits 2, for each of them.
+    let dir = TempDir::new("tools-missing");
+    let binary = dir.join("rtlat");
+    common::place_rtlat(&binary);
+    for command in ["audit", "threads", "irq", "cpufreq", "compare"] {
+        let (code, stdout, stderr) = run_bytes(&binary, &[command.as_bytes()]);
+        assert_eq!(code, Some(2), "{command}: {stderr}");
+        assert_eq!(stdout, "", "{command}");
+        assert_eq!(
+            stderr,
+            format!(
+                "rtlat {command}: the rtlat-tools binary is not beside rtlat; install both (cargo build builds both)\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn a_tool_command_runs_in_rtlat_tools_with_the_same_arguments_and_status() {
+    // rtlat execs the rtlat-tools beside it with its own argv (argv[0] included): a stand-in
+    // that prints its arguments and exits 7 shows both, unchanged.
+    let dir = TempDir::new("tools-exec");
+    let binary = dir.join("rtlat");
+    common::place_rtlat(&binary);
+    let stand_in = dir.join("rtlat-tools");
+    std::fs::write(&stand_in, "#!/bin/sh\necho \"$0|$*\"\nexit 7\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, stdout, stderr) = run_bytes(&binary, &[b"compare", b"a b.json", b"c.json"]);
+    assert_eq!(code, Some(7), "{stderr}");
+    assert_eq!(stderr, "");
+    // A script's $0 is the script's path (the kernel runs the interpreter on it); the
+    // arguments after the command are rtlat's, one by one.
+    assert_eq!(
+        stdout,
+        format!("{}|compare a b.json c.json\n", stand_in.display())
     );
 }

@@ -3,7 +3,7 @@
 //! verdict line's exact format, `--json`, and exit status 2 with one line naming the file for
 //! missing, unknown and malformed files or too few of them.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;

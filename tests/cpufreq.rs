@@ -5,7 +5,7 @@
 //! copy of that tree's cpufreq files stands in for `/sys/devices/system/cpu`: set before the
 //! run, restored at its end, on SIGINT and on SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -29,7 +29,7 @@
 //!   cycle, latency); `# Thread Ids: ` followed by the thread ids; `# Break thread: N` (an id
 //!   from that list) and `# Break value: N` add the break value to that thread's samples.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -10,7 +10,7 @@
 //!
 //! No test asserts a latency or a duration: counts, exit statuses and what the files hold.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Alias, Json, TempDir, measuring, real_cyclictest, rtlat};
+use common::{Alias, Json, JsonExt, TempDir, measuring, real_cyclictest, rtlat};
 
 /// How long a process may take to end once its reader has gone, before the test calls it a
 /// hang (the runs below would otherwise go on for many minutes).

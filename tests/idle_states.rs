@@ -3,7 +3,7 @@
 //! states deeper than N are disabled while the run runs and enabled again at its end, on
 //! SIGINT and on SIGTERM; a state disabled before stays disabled.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

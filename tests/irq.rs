@@ -3,7 +3,7 @@
 //! CPU 3), bad input, and on this machine's real `/proc`: a dry run that lists its IRQs, then
 //! a real apply and restore, guarded so that every affinity is put back whatever happens.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

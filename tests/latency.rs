@@ -3,7 +3,7 @@
 //! lines in the same order with the same field widths and separators, the values aside;
 //! counts that agree with each other; the options' effects; bad input refused.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 //! measured), every output is attempted, and a result that could not be written exits 4
 //! (1 when over `--fail-above`, which a write failure never hides).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Alias, Json, TempDir, as_nobody, measuring, rtlat, rtlat_command, spawn};
+use common::{Alias, Json, JsonExt, TempDir, as_nobody, measuring, rtlat, rtlat_command, spawn};
 
 /// A short run: 100 cycles of 1 ms, only the summary printed.
 const SHORT: [&str; 5] = ["-q", "-l", "100", "-i", "1000"];

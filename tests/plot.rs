@@ -4,7 +4,7 @@
 //! a time series get the second panel; the PNG is a real PNG of the asked size with text in
 //! it; the image is replaced atomically.
 
-mod plot_support;
+use crate::plot_support;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! a PNG without a font. Each ends with status 2 and one line on standard error that names
 //! the file (or option) and what was wrong, and writes no image.
 
-mod plot_support;
+use crate::plot_support;
 
 use std::path::Path;
 

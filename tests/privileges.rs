@@ -2,7 +2,7 @@
 //! get it (exit 2) — unless `--policy other` was asked. Runs the binary as user `nobody`
 //! through `setpriv` (util-linux), from a copy in a world-readable temporary folder.
 
-mod common;
+use crate::common;
 
 use common::as_nobody;
 

@@ -6,14 +6,14 @@
 //! and frequency are held while the threads run and restored byte for byte after, on a
 //! normal end and on SIGINT, and the JSON records the profile and its audit findings.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{
-    Alias, Json, Outcome, Running, TempDir, child_of, copy_dir, fake_cpu_dir, online_cpus, rtlat,
-    run, same_dir, spawn_with_fake_cpus,
+    Alias, Json, JsonExt, Outcome, Running, TempDir, child_of, copy_dir, fake_cpu_dir, online_cpus,
+    rtlat, run, same_dir, spawn_with_fake_cpus,
 };
 
 const QUICK: Duration = Duration::from_secs(20);

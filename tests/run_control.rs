@@ -2,11 +2,11 @@
 //! the run goes on; SIGINT and SIGTERM end it cleanly, with the full summary and a complete
 //! `--json` file; `--fail-above` turns the worst latency into the exit status.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
-use common::{Json, TempDir, measuring, rtlat, rtlat_run, same_shape};
+use common::{Json, JsonExt, TempDir, measuring, rtlat, rtlat_run, same_shape};
 
 const T_LINE: &str =
     "T: 0 (12345) P:80 I:1000 C:   1000 Min:     12 Act:   13 Avg:   14 Max:      28";

@@ -4,7 +4,7 @@
 //! `timedelta` run headless by `halrun`. Needs LinuxCNC (`apt-get install linuxcnc-uspace`):
 //! without it the side-by-side tests fail, saying so.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -10,11 +10,11 @@
 //! process a generous hang guard to exit in the documented way. The time from signal to exit
 //! is measured by hand (README of issue 10's report), not here.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{Json, Outcome, Running, TempDir, measuring, rtlat, spawn, spawn_with};
+use common::{Json, JsonExt, Outcome, Running, TempDir, measuring, rtlat, spawn, spawn_with};
 
 /// How long a signalled process may take to exit before the test calls it a hang.
 const HANG_GUARD: Duration = Duration::from_secs(5);

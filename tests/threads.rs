@@ -3,7 +3,7 @@
 //! (fields 40 and 41) and `Cpus_allowed_list`, then restored; a dry run changes nothing; bad
 //! input exits 2 with one line; as user nobody the error names CAP_SYS_NICE.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -2,7 +2,7 @@
 //! second from the thread's start, every cycle in exactly one entry, the entries' extremes
 //! and overruns adding up to the thread's, and still no allocation while measuring.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

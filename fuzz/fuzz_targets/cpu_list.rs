@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rtlat_linux::cmdline::parse_kernel_cpu_list;
+use rtlat_system::cmdline::parse_kernel_cpu_list;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::cpumask::parse_cpu_mask;
+use rtlat_system::facts::cpumask::parse_cpu_mask;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

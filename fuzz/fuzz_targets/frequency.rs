@@ -1,10 +1,10 @@
-//! CPU frequencies as people write them (`rtlat_linux::tune::frequency::parse_frequency`:
+//! CPU frequencies as people write them (`rtlat_system::tune::frequency::parse_frequency`:
 //! `1.6GHz`, `800 MHz`, `1600000`) on any text: kHz or an error in words, never a panic; a
 //! parsed frequency is above zero and reads back the same written as `<kHz>kHz`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rtlat_linux::tune::frequency::parse_frequency;
+use rtlat_system::tune::frequency::parse_frequency;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -1,11 +1,11 @@
-//! The kernel command-line parser (`rtlat_linux::cmdline::KernelCmdline::parse`, which never
+//! The kernel command-line parser (`rtlat_system::cmdline::KernelCmdline::parse`, which never
 //! fails) on any text, and the parameter parsers behind it on every value it yields:
 //! `isolcpus=` (`Isolcpus::parse`) and the kernel's CPU lists (`parse_kernel_cpu_list`, for
 //! `nohz_full=`, `rcu_nocbs=`, `irqaffinity=` …). No panic; printing the result works.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rtlat_linux::cmdline::{Isolcpus, KernelCmdline, parse_kernel_cpu_list};
+use rtlat_system::cmdline::{Isolcpus, KernelCmdline, parse_kernel_cpu_list};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

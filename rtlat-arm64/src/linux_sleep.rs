@@ -72,7 +72,7 @@ impl GenericTimerSleep {
     pub fn calibrate(
         &mut self,
         window: std::time::Duration,
-    ) -> Result<Result<(), crate::Error>, rtlat_linux::Error> {
+    ) -> Result<Result<(), crate::Error>, rtlat_linux::ClockError> {
         let (from, _) = self.read_pair()?;
         std::thread::sleep(window);
         let (to, _) = self.read_pair()?;
@@ -82,7 +82,7 @@ impl GenericTimerSleep {
     /// A (counter, CLOCK_MONOTONIC) pair, the narrowest of up to [`PAIR_TRIES`] reads (the
     /// first within the map's limit ends the search), and the last counter read.
     #[inline(always)]
-    fn read_pair(&self) -> Result<(Pair, u64), rtlat_linux::Error> {
+    fn read_pair(&self) -> Result<(Pair, u64), rtlat_linux::ClockError> {
         let mut tries = 1;
         let mut before = read_cntvct();
         let mut ns = self.monotonic.now_ns()?;
@@ -103,10 +103,10 @@ impl GenericTimerSleep {
 }
 
 impl Timer for GenericTimerSleep {
-    type Error = rtlat_linux::Error;
+    type Error = rtlat_linux::SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), rtlat_linux::Error> {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), rtlat_linux::SleepError> {
         loop {
             let (pair, latest) = self.read_pair()?;
             if latest >= deadline {

@@ -226,7 +226,9 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
             overruns,
             wake_ticks: now,
         };
-        if latency_ns > self.max_ns || self.cycle == 0 {
+        // `to_ns_signed` never gives `i64::MIN`, the value `max_ns` starts at, so the first
+        // cycle always sets it.
+        if latency_ns > self.max_ns {
             self.max_ns = latency_ns;
             self.max_cycle = self.cycle;
         }
@@ -263,15 +265,23 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
             return u64::from(overrun);
         }
         // Deadlines strictly before the wake-up are past: skip them and count them (the rare
-        // path divides; the common one adds one interval).
-        let mut skipped = 0;
+        // path divides and stays out of line; the common one adds one interval).
         if late_ticks > self.interval as i64 {
-            skipped = (late_ticks as u64 - 1) / self.interval;
-            self.next = self
-                .next
-                .saturating_add(skipped.saturating_mul(self.interval));
-            self.overruns += skipped;
+            return self.skip_past(late_ticks as u64);
         }
+        0
+    }
+
+    /// After a wake-up `late_ticks` (more than an interval) late: skips the deadlines already
+    /// past and counts them as overruns; returns how many. Out of line: the rare path divides.
+    #[cold]
+    #[inline(never)]
+    fn skip_past(&mut self, late_ticks: u64) -> u64 {
+        let skipped = (late_ticks - 1) / self.interval;
+        self.next = self
+            .next
+            .saturating_add(skipped.saturating_mul(self.interval));
+        self.overruns += skipped;
         skipped
     }
 

@@ -83,6 +83,13 @@ impl Summary {
         }
     }
 
+    /// `(min, max)` without the emptiness check: `(i64::MAX, i64::MIN)` when empty. For a hot
+    /// path that knows a value was recorded.
+    #[inline(always)]
+    pub const fn extremes(&self) -> (i64, i64) {
+        (self.min, self.max)
+    }
+
     /// Sum of all values, exact.
     pub const fn sum(&self) -> i128 {
         self.sum
@@ -141,8 +148,13 @@ impl Record for Summary {
     #[inline(always)]
     fn record(&mut self, value: i64) {
         self.count = self.count.wrapping_add(1);
-        self.min = if value < self.min { value } else { self.min };
-        self.max = if value > self.max { value } else { self.max };
+        // New extremes are rare: a compare each, and a store only then.
+        if value < self.min {
+            self.min = value;
+        }
+        if value > self.max {
+            self.max = value;
+        }
         self.sum = self.sum.wrapping_add(value as i128);
     }
 }

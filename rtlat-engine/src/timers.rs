@@ -21,10 +21,10 @@ pub trait WakeError: Display {
     fn cancelled(&self) -> bool;
 }
 
-impl WakeError for rtlat_linux::Error {
+impl WakeError for rtlat_linux::SleepError {
     #[inline(always)]
     fn cancelled(&self) -> bool {
-        matches!(self, rtlat_linux::Error::Cancelled)
+        matches!(self, rtlat_linux::SleepError::Cancelled)
     }
 }
 
@@ -142,7 +142,7 @@ pub fn with_clock_and_timer<W: WithClockAndTimer>(
         ClockSource::Counter => return work.run(counter_clock),
     };
     let clock = PosixClock::new(id);
-    let linux = |e: rtlat_linux::Error| e.to_string();
+    let linux = |e: rtlat_linux::TimerError| e.to_string();
     match kind {
         TimerKind::Absolute => work.run(|| Ok((clock, AbsoluteSleep::new(id)))),
         TimerKind::Relative => work.run(|| Ok((clock, RelativeSleep::new(id)))),

@@ -7,7 +7,7 @@ use core::str::FromStr;
 
 use libc::{clockid_t, timespec};
 
-use crate::error::Error;
+use crate::errno::{Errno, OsError};
 use crate::sys;
 
 /// Nanoseconds per second: the tick rate of every clock and timer of this crate.
@@ -16,19 +16,28 @@ pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 /// Which POSIX clock to read and to sleep on (cyclictest's `-c`: 0 monotonic, 1 realtime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ClockId {
+    // The discriminants are the libc ids, so `raw` is a plain widening (it runs twice a
+    // cycle).
     /// `CLOCK_MONOTONIC`: never jumps; what cyclictest uses by default.
     #[default]
-    Monotonic,
+    Monotonic = libc::CLOCK_MONOTONIC as isize,
     /// `CLOCK_REALTIME`: wall-clock time; jumps when the time is set.
-    Realtime,
+    Realtime = libc::CLOCK_REALTIME as isize,
 }
 
 impl ClockId {
     /// The libc clock id.
+    #[inline(always)]
     pub const fn raw(self) -> clockid_t {
+        self as clockid_t
+    }
+
+    /// The clock as rustix names it (the hot-path calls go through rustix).
+    #[inline(always)]
+    pub(crate) const fn rustix(self) -> rustix::time::ClockId {
         match self {
-            ClockId::Monotonic => libc::CLOCK_MONOTONIC,
-            ClockId::Realtime => libc::CLOCK_REALTIME,
+            ClockId::Monotonic => rustix::time::ClockId::Monotonic,
+            ClockId::Realtime => rustix::time::ClockId::Realtime,
         }
     }
 
@@ -42,10 +51,10 @@ impl ClockId {
 
     /// The clock's resolution in nanoseconds (`clock_getres`): 1 with high-resolution timers,
     /// a jiffy (1–10 ms) without them.
-    pub fn resolution_ns(self) -> Result<u64, Error> {
+    pub fn resolution_ns(self) -> Result<u64, ClockError> {
         sys::clock_getres(self.raw())
             .map(ns_from_timespec)
-            .map_err(|errno| Error::Clock { clock: self, errno })
+            .map_err(|errno| ClockError { clock: self, errno })
     }
 }
 
@@ -56,18 +65,34 @@ impl fmt::Display for ClockId {
 }
 
 impl FromStr for ClockId {
-    type Err = Error;
+    type Err = UnknownClock;
 
     /// `monotonic` or `0`, `realtime` or `1` (case-insensitive; a `CLOCK_` prefix is allowed).
-    fn from_str(s: &str) -> Result<Self, Error> {
+    fn from_str(s: &str) -> Result<Self, UnknownClock> {
         let lower = s.trim().to_ascii_lowercase();
         match lower.strip_prefix("clock_").unwrap_or(&lower) {
             "monotonic" | "0" => Ok(ClockId::Monotonic),
             "realtime" | "1" => Ok(ClockId::Realtime),
-            _ => Err(Error::UnknownClock(s.to_owned())),
+            _ => Err(UnknownClock(s.to_owned())),
         }
     }
 }
+
+/// Reading a clock failed (only for a clock the kernel does not support): the clock's error
+/// on the hot path, 8 bytes and `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("clock_gettime({clock}) failed: {errno}; this kernel does not support that clock")]
+pub struct ClockError {
+    /// The clock.
+    pub clock: ClockId,
+    /// The OS error.
+    pub errno: Errno,
+}
+
+/// A clock name that is not one of [`ClockId`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown clock `{0}`: use monotonic or realtime")]
+pub struct UnknownClock(pub String);
 
 /// A POSIX clock in nanosecond ticks (rate 10⁹ Hz): `tv_sec · 10⁹ + tv_nsec`.
 ///
@@ -101,10 +126,10 @@ impl PosixClock {
     /// The current time in nanoseconds (same as [`Clock::now`](rtlat_core::Clock::now), without
     /// needing `&mut`).
     #[inline]
-    pub fn now_ns(&self) -> Result<u64, Error> {
+    pub fn now_ns(&self) -> Result<u64, ClockError> {
         match sys::clock_gettime(self.id.raw()) {
             Ok(ts) => Ok(ns_from_timespec(ts)),
-            Err(errno) => Err(Error::Clock {
+            Err(errno) => Err(ClockError {
                 clock: self.id,
                 errno,
             }),
@@ -113,10 +138,10 @@ impl PosixClock {
 }
 
 impl rtlat_core::Clock for PosixClock {
-    type Error = Error;
+    type Error = ClockError;
 
     #[inline]
-    fn now(&mut self) -> Result<u64, Error> {
+    fn now(&mut self) -> Result<u64, ClockError> {
         self.now_ns()
     }
 
@@ -227,17 +252,15 @@ mod tests {
             ClockId::Realtime
         );
         assert_eq!("1".parse::<ClockId>().unwrap(), ClockId::Realtime);
-        assert!(
-            matches!("boottime".parse::<ClockId>(), Err(Error::UnknownClock(s)) if s == "boottime")
-        );
+        assert!(matches!("boottime".parse::<ClockId>(), Err(UnknownClock(s)) if s == "boottime"));
         assert_eq!(ClockId::Monotonic.to_string(), "CLOCK_MONOTONIC");
     }
 }
 
 /// The local time zone's offset from UTC in seconds (east positive) at `unix_secs`, as
 /// `localtime_r` sees it (the `TZ` variable, else /etc/localtime). For report time stamps.
-pub fn utc_offset_seconds(unix_secs: i64) -> Result<i64, Error> {
-    crate::sys::utc_offset(unix_secs as crate::sys::TimeT).map_err(|errno| Error::Os {
+pub fn utc_offset_seconds(unix_secs: i64) -> Result<i64, OsError> {
+    crate::sys::utc_offset(unix_secs as crate::sys::TimeT).map_err(|errno| OsError {
         call: "localtime_r",
         errno,
     })

@@ -11,7 +11,61 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Errno, Error};
+use crate::errno::Errno;
+
+/// Requesting or reading a CPU wake-up latency at `/dev/cpu_dma_latency` failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DmaLatencyError {
+    /// `/dev/cpu_dma_latency` does not exist.
+    #[error("{}: no such file; this kernel has no PM QoS CPU latency device, run without the cpu_dma_latency request", path.display())]
+    Missing {
+        /// The device path.
+        path: PathBuf,
+    },
+    /// `/dev/cpu_dma_latency` cannot be opened for writing.
+    #[error("cannot open {}: {errno}; run as root, or run without the cpu_dma_latency request", path.display())]
+    Denied {
+        /// The device path.
+        path: PathBuf,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// A negative cpu_dma_latency value.
+    #[error("cpu_dma_latency value {0} µs is negative: use 0 or more")]
+    Invalid(i32),
+    /// Reading or writing `/dev/cpu_dma_latency` failed after it was opened.
+    #[error("{call} {} failed: {errno}", path.display())]
+    Io {
+        /// `read` or `write`.
+        call: &'static str,
+        /// The device path.
+        path: PathBuf,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// The device returned something that is not a latency value.
+    #[error("{} returned {got:?}, not a latency value", path.display())]
+    Format {
+        /// The device path.
+        path: PathBuf,
+        /// What was read.
+        got: Vec<u8>,
+    },
+}
+
+impl DmaLatencyError {
+    /// The OS error number behind this error, if there is one.
+    pub fn errno(&self) -> Option<Errno> {
+        match self {
+            DmaLatencyError::Missing { .. } => Some(Errno::ENOENT),
+            DmaLatencyError::Denied { errno, .. } | DmaLatencyError::Io { errno, .. } => {
+                Some(*errno)
+            }
+            DmaLatencyError::Invalid(_) | DmaLatencyError::Format { .. } => None,
+        }
+    }
+}
 
 /// The device's path.
 pub const DMA_LATENCY_PATH: &str = "/dev/cpu_dma_latency";
@@ -29,26 +83,26 @@ impl DmaLatencyGuard {
     /// Requests a CPU wake-up latency of at most `value_us` µs (cyclictest's `--latency`,
     /// 0 by default) at [`DMA_LATENCY_PATH`].
     ///
-    /// Errors: [`Error::InvalidDmaLatency`] for a negative value,
-    /// [`Error::DmaLatencyMissing`] if the kernel has no such device,
-    /// [`Error::DmaLatencyDenied`] if it cannot be opened (not root).
-    pub fn set(value_us: i32) -> Result<Self, Error> {
+    /// Errors: [`DmaLatencyError::Invalid`] for a negative value,
+    /// [`DmaLatencyError::Missing`] if the kernel has no such device,
+    /// [`DmaLatencyError::Denied`] if it cannot be opened (not root).
+    pub fn set(value_us: i32) -> Result<Self, DmaLatencyError> {
         Self::set_at(DMA_LATENCY_PATH, value_us)
     }
 
     /// Like [`set`](Self::set) with the device at `path`.
-    pub fn set_at(path: impl AsRef<Path>, value_us: i32) -> Result<Self, Error> {
+    pub fn set_at(path: impl AsRef<Path>, value_us: i32) -> Result<Self, DmaLatencyError> {
         let path = path.as_ref().to_path_buf();
         if value_us < 0 {
-            return Err(Error::InvalidDmaLatency(value_us));
+            return Err(DmaLatencyError::Invalid(value_us));
         }
         let mut file = match OpenOptions::new().read(true).write(true).open(&path) {
             Ok(file) => file,
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                return Err(Error::DmaLatencyMissing { path });
+                return Err(DmaLatencyError::Missing { path });
             }
             Err(e) => {
-                return Err(Error::DmaLatencyDenied {
+                return Err(DmaLatencyError::Denied {
                     errno: Errno::from_io(&e),
                     path,
                 });
@@ -58,14 +112,14 @@ impl DmaLatencyGuard {
         match file.write(&value_us.to_ne_bytes()) {
             Ok(4) => {}
             Ok(_) => {
-                return Err(Error::DmaLatency {
+                return Err(DmaLatencyError::Io {
                     call: "write",
                     path,
                     errno: Errno::EIO,
                 });
             }
             Err(e) => {
-                return Err(Error::DmaLatency {
+                return Err(DmaLatencyError::Io {
                     call: "write",
                     errno: Errno::from_io(&e),
                     path,
@@ -91,12 +145,12 @@ impl DmaLatencyGuard {
 
     /// The latency limit in force for the whole system, in µs, read through the held file:
     /// the smallest of all requests, this one included.
-    pub fn current_us(&self) -> Result<i32, Error> {
+    pub fn current_us(&self) -> Result<i32, DmaLatencyError> {
         let mut buf = [0u8; 32];
         let n = self
             .file
             .read_at(&mut buf, 0)
-            .map_err(|e| Error::DmaLatency {
+            .map_err(|e| DmaLatencyError::Io {
                 call: "read",
                 path: self.path.clone(),
                 errno: Errno::from_io(&e),
@@ -107,13 +161,13 @@ impl DmaLatencyGuard {
 
 /// The latency limit in force, in µs, read from the device at `path` (no request is made:
 /// a fresh open adds none until written to).
-pub fn read_dma_latency(path: impl AsRef<Path>) -> Result<i32, Error> {
+pub fn read_dma_latency(path: impl AsRef<Path>) -> Result<i32, DmaLatencyError> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
-        ErrorKind::NotFound => Error::DmaLatencyMissing {
+        ErrorKind::NotFound => DmaLatencyError::Missing {
             path: path.to_path_buf(),
         },
-        _ => Error::DmaLatencyDenied {
+        _ => DmaLatencyError::Denied {
             path: path.to_path_buf(),
             errno: Errno::from_io(&e),
         },
@@ -123,11 +177,11 @@ pub fn read_dma_latency(path: impl AsRef<Path>) -> Result<i32, Error> {
 
 /// The device's answer: 4 bytes native-endian (what Linux returns), or a decimal or `0x` hex
 /// number as text (what a text-mode implementation or a captured file holds).
-fn parse_value(path: &Path, bytes: &[u8]) -> Result<i32, Error> {
+fn parse_value(path: &Path, bytes: &[u8]) -> Result<i32, DmaLatencyError> {
     if let Ok(raw) = <[u8; 4]>::try_from(bytes) {
         return Ok(i32::from_ne_bytes(raw));
     }
-    let bad = || Error::DmaLatencyFormat {
+    let bad = || DmaLatencyError::Format {
         path: path.to_path_buf(),
         got: bytes.to_vec(),
     };
@@ -156,11 +210,11 @@ mod tests {
         assert_eq!(parse_value(p, b"0x77359400\n"), Ok(2_000_000_000));
         assert!(matches!(
             parse_value(p, b""),
-            Err(Error::DmaLatencyFormat { .. })
+            Err(DmaLatencyError::Format { .. })
         ));
         assert!(matches!(
             parse_value(p, b"12345678901234"),
-            Err(Error::DmaLatencyFormat { .. })
+            Err(DmaLatencyError::Format { .. })
         ));
     }
 
@@ -174,7 +228,7 @@ mod tests {
             );
             assert_eq!(
                 DmaLatencyGuard::set(0).unwrap_err(),
-                Error::DmaLatencyMissing {
+                DmaLatencyError::Missing {
                     path: path.to_path_buf()
                 }
             );
@@ -209,20 +263,20 @@ mod tests {
     fn refusals_are_typed_errors() {
         assert_eq!(
             DmaLatencyGuard::set(-1).unwrap_err(),
-            Error::InvalidDmaLatency(-1)
+            DmaLatencyError::Invalid(-1)
         );
         let missing = Path::new("/nonexistent/cpu_dma_latency");
         let err = DmaLatencyGuard::set_at(missing, 0).unwrap_err();
         assert_eq!(
             err,
-            Error::DmaLatencyMissing {
+            DmaLatencyError::Missing {
                 path: missing.to_path_buf()
             }
         );
         assert!(err.to_string().contains("no such file"));
         assert!(matches!(
             read_dma_latency(missing),
-            Err(Error::DmaLatencyMissing { .. })
+            Err(DmaLatencyError::Missing { .. })
         ));
     }
 
@@ -237,13 +291,13 @@ mod tests {
             println!("NOTE: {DMA_LATENCY_PATH} does not exist on this kernel");
             assert!(matches!(
                 DmaLatencyGuard::set(0),
-                Err(Error::DmaLatencyMissing { .. })
+                Err(DmaLatencyError::Missing { .. })
             ));
             return;
         }
         match DmaLatencyGuard::set(0) {
             Err(
-                e @ Error::DmaLatencyDenied {
+                e @ DmaLatencyError::Denied {
                     errno: Errno::EACCES,
                     ..
                 },

@@ -10,7 +10,37 @@ use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{Errno, Error};
+use crate::errno::Errno;
+
+/// Finding tracefs, or opening or writing one of its files, failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FtraceError {
+    /// No tracefs was found under the root.
+    #[error("tracefs not found under {}: mount it with `mount -t tracefs nodev /sys/kernel/tracing`", root.display())]
+    TracefsNotFound {
+        /// The root searched.
+        root: PathBuf,
+    },
+    /// An ftrace file could not be opened or written.
+    #[error("cannot {call} {}: {errno}; run as root (tracefs files are root-only)", path.display())]
+    Ftrace {
+        /// `open` or `write`.
+        call: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// A system file (`/proc/mounts`) could not be read.
+    #[error("cannot read {}: {errno}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        errno: Errno,
+    },
+}
 
 /// Where cyclictest looks for tracefs first, in this order, before `/proc/mounts`.
 pub const CYCLICTEST_PLACES: [&str; 2] = ["/sys/kernel/debug/tracing", "/debug/tracing"];
@@ -26,14 +56,14 @@ pub const MAX_MARK: usize = 256;
 /// the first `debugfs` mount of `root/proc/mounts` plus `/tracing`; then the first `tracefs`
 /// mount, else [`TRACEFS_FALLBACKS`]. A candidate counts only if it holds a `trace_marker`
 /// file. The path returned is under `root`.
-pub fn find_tracefs(root: &Path) -> Result<PathBuf, Error> {
+pub fn find_tracefs(root: &Path) -> Result<PathBuf, FtraceError> {
     let mounts_path = root.join("proc/mounts");
     let mounts = match std::fs::read_to_string(&mounts_path) {
         Ok(text) => text,
         // No /proc/mounts (a captured tree without it): only the fallbacks are left.
         Err(e) if e.kind() == ErrorKind::NotFound => String::new(),
         Err(e) => {
-            return Err(Error::Read {
+            return Err(FtraceError::Read {
                 path: mounts_path,
                 errno: Errno::from_io(&e),
             });
@@ -63,7 +93,7 @@ pub fn find_tracefs(root: &Path) -> Result<PathBuf, Error> {
         .chain(fallbacks)
         .map(|dir| under_root(root, &dir))
         .find(|dir| dir.join("trace_marker").exists())
-        .ok_or_else(|| Error::TracefsNotFound {
+        .ok_or_else(|| FtraceError::TracefsNotFound {
             root: root.to_path_buf(),
         })
 }
@@ -116,20 +146,20 @@ pub struct Ftrace {
 
 impl Ftrace {
     /// Finds tracefs under `root` ([`find_tracefs`]) and opens it.
-    pub fn open(root: &Path) -> Result<Self, Error> {
+    pub fn open(root: &Path) -> Result<Self, FtraceError> {
         Self::open_dir(find_tracefs(root)?)
     }
 
     /// Opens the tracefs directory `dir` (its `trace_marker` and `tracing_on`, for writing;
     /// nothing is created).
-    pub fn open_dir(dir: impl Into<PathBuf>) -> Result<Self, Error> {
+    pub fn open_dir(dir: impl Into<PathBuf>) -> Result<Self, FtraceError> {
         let dir = dir.into();
         let open = |name: &str| {
             let path = dir.join(name);
             OpenOptions::new()
                 .write(true)
                 .open(&path)
-                .map_err(|e| Error::Ftrace {
+                .map_err(|e| FtraceError::Ftrace {
                     call: "open",
                     errno: Errno::from_io(&e),
                     path,
@@ -149,7 +179,7 @@ impl Ftrace {
 
     /// Writes `text` into the trace as one mark (one `write` to `trace_marker`; the kernel
     /// cuts a mark longer than its buffer).
-    pub fn write_marker(&self, text: &str) -> Result<(), Error> {
+    pub fn write_marker(&self, text: &str) -> Result<(), FtraceError> {
         (&self.marker)
             .write(text.as_bytes())
             .map(drop)
@@ -159,7 +189,7 @@ impl Ftrace {
     /// Formats a mark into a stack buffer of [`MAX_MARK`] bytes (cutting what does not fit)
     /// and writes it, allocating nothing: e.g.
     /// `write_marker_fmt(format_args!("hit latency threshold ({max} > {threshold})"))`.
-    pub fn write_marker_fmt(&self, args: fmt::Arguments<'_>) -> Result<(), Error> {
+    pub fn write_marker_fmt(&self, args: fmt::Arguments<'_>) -> Result<(), FtraceError> {
         let mut mark = StackText {
             buf: [0; MAX_MARK],
             len: 0,
@@ -173,22 +203,22 @@ impl Ftrace {
     }
 
     /// Stops tracing: writes `0` to `tracing_on`. The trace buffer keeps what led up to now.
-    pub fn stop(&self) -> Result<(), Error> {
+    pub fn stop(&self) -> Result<(), FtraceError> {
         (&self.tracing_on)
             .write_all(b"0")
             .map_err(|e| self.error("tracing_on", &e))
     }
 
     /// Starts tracing again: writes `1` to `tracing_on`.
-    pub fn start(&self) -> Result<(), Error> {
+    pub fn start(&self) -> Result<(), FtraceError> {
         (&self.tracing_on)
             .write_all(b"1")
             .map_err(|e| self.error("tracing_on", &e))
     }
 
     #[cold]
-    fn error(&self, file: &str, e: &std::io::Error) -> Error {
-        Error::Ftrace {
+    fn error(&self, file: &str, e: &std::io::Error) -> FtraceError {
+        FtraceError::Ftrace {
             call: "write",
             path: self.dir.join(file),
             errno: Errno::from_io(e),
@@ -310,7 +340,7 @@ tracefs /mnt/my\\040trace tracefs rw,nosuid,nodev,noexec,relatime 0 0
         fs::create_dir_all(tree.0.join("sys/kernel/tracing")).unwrap();
         assert_eq!(
             find_tracefs(&tree.0).unwrap_err(),
-            Error::TracefsNotFound {
+            FtraceError::TracefsNotFound {
                 root: tree.0.clone()
             }
         );
@@ -374,7 +404,7 @@ tracefs /mnt/my\\040trace tracefs rw,nosuid,nodev,noexec,relatime 0 0
         let tree = TempTree::new("missing");
         tree.file("t/trace_marker", "");
         match Ftrace::open_dir(tree.0.join("t")) {
-            Err(Error::Ftrace {
+            Err(FtraceError::Ftrace {
                 call: "open",
                 path,
                 errno,
@@ -403,7 +433,7 @@ tracefs /mnt/my\\040trace tracefs rw,nosuid,nodev,noexec,relatime 0 0
                     );
                 }
             }
-            Err(e @ Error::TracefsNotFound { .. }) => {
+            Err(e @ FtraceError::TracefsNotFound { .. }) => {
                 println!("NOTE: tracefs is not mounted on this machine; checked the error: {e}");
                 assert!(e.to_string().contains("mount -t tracefs"));
             }

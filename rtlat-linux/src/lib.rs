@@ -2,12 +2,11 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod any_thread;
 pub mod clock;
-pub mod cmdline;
 pub mod cpuset;
 pub mod dma_latency;
-pub mod error;
-pub mod facts;
+pub mod errno;
 pub mod ftrace;
 pub mod memory;
 pub mod named_pipe;
@@ -16,24 +15,25 @@ pub mod signals;
 mod sys;
 pub mod thread;
 pub mod timer;
-pub mod tune;
 
 #[cfg(test)]
 mod test_support;
 
-pub use clock::{ClockId, NANOS_PER_SEC, PosixClock, utc_offset_seconds};
-pub use dma_latency::{DMA_LATENCY_PATH, DmaLatencyGuard, read_dma_latency};
-pub use error::{Errno, Error};
-pub use ftrace::{Ftrace, find_tracefs};
+pub use clock::{ClockError, ClockId, NANOS_PER_SEC, PosixClock, UnknownClock, utc_offset_seconds};
+pub use dma_latency::{DMA_LATENCY_PATH, DmaLatencyError, DmaLatencyGuard, read_dma_latency};
+pub use errno::{Errno, OsError};
+pub use ftrace::{Ftrace, FtraceError, find_tracefs};
 pub use memory::{
-    DEFAULT_STACK_PREFAULT, PageFaults, lock_memory, prefault_stack, stack_room, unlock_memory,
+    DEFAULT_STACK_PREFAULT, MemoryError, PageFaults, lock_memory, prefault_stack, stack_room,
+    unlock_memory,
 };
 pub use privileges::{RtCredentials, RtPermission, check_rt_permission};
+pub use signals::SignalError;
 pub use thread::{
-    Policy, Scheduling, ThreadSetup, affinity, gettid, nice, scheduler, scheduler_of, set_affinity,
-    set_nice, set_scheduler,
+    Policy, Scheduling, ThreadError, ThreadSetup, UnknownPolicy, affinity, gettid, nice, scheduler,
+    scheduler_of, set_affinity, set_nice, set_scheduler,
 };
 pub use timer::{
-    AbsoluteSleep, AnyTimer, NanoSleep, PosixTimer, RelativeSleep, TimerFd, TimerKind,
-    default_timer_signal,
+    AbsoluteSleep, AnyTimer, NanoSleep, PosixTimer, RelativeSleep, SleepError, TimerCall,
+    TimerError, TimerFd, TimerKind, UnknownTimer, default_timer_signal,
 };

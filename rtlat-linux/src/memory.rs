@@ -12,8 +12,47 @@
 
 use core::hint::black_box;
 
-use crate::error::Error;
+use crate::errno::{Errno, OsError};
 use crate::sys;
+
+/// Locking memory or prefaulting the stack failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemoryError {
+    /// `mlockall` failed.
+    #[error(
+        "mlockall failed: {errno}; raise `ulimit -l` (e.g. `ulimit -l unlimited`) or run as root"
+    )]
+    MemoryLock {
+        /// The OS error.
+        errno: Errno,
+    },
+    /// The stack prefault asked for more stack than the thread has left.
+    #[error(
+        "cannot prefault {requested} bytes of stack: the thread has {available} bytes left; prefault less or spawn the measuring thread with a larger stack"
+    )]
+    StackTooSmall {
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes safely usable below the caller.
+        available: usize,
+    },
+    /// Asking for the thread's stack failed.
+    #[error(transparent)]
+    Os(#[from] OsError),
+}
+
+impl MemoryError {
+    /// The OS error number behind this error, if there is one.
+    pub const fn errno(&self) -> Option<Errno> {
+        match *self {
+            MemoryError::MemoryLock { errno } | MemoryError::Os(OsError { errno, .. }) => {
+                Some(errno)
+            }
+            MemoryError::StackTooSmall { .. } => None,
+        }
+    }
+}
 
 /// Bytes of stack [`ThreadSetup`](crate::ThreadSetup) prefaults unless told otherwise.
 pub const DEFAULT_STACK_PREFAULT: usize = 64 * 1024;
@@ -29,14 +68,14 @@ const CHUNK: usize = 8 * 1024;
 ///
 /// Process-wide: call it once, from the main thread, before the measuring threads start (their
 /// stacks are then locked and faulted in as they are created). Needs root, `CAP_IPC_LOCK`, or
-/// an `RLIMIT_MEMLOCK` (`ulimit -l`) larger than the process; else [`Error::MemoryLock`].
-pub fn lock_memory() -> Result<(), Error> {
-    sys::mlockall().map_err(|errno| Error::MemoryLock { errno })
+/// an `RLIMIT_MEMLOCK` (`ulimit -l`) larger than the process; else [`MemoryError::MemoryLock`].
+pub fn lock_memory() -> Result<(), MemoryError> {
+    sys::mlockall().map_err(|errno| MemoryError::MemoryLock { errno })
 }
 
 /// Undoes [`lock_memory`] (`munlockall`).
-pub fn unlock_memory() -> Result<(), Error> {
-    sys::munlockall().map_err(|errno| Error::Os {
+pub fn unlock_memory() -> Result<(), OsError> {
+    sys::munlockall().map_err(|errno| OsError {
         call: "munlockall",
         errno,
     })
@@ -44,8 +83,8 @@ pub fn unlock_memory() -> Result<(), Error> {
 
 /// Bytes of stack safely usable below the caller on the calling thread (its stack size
 /// minus what is in use minus a margin for the guard page and signal handlers).
-pub fn stack_room() -> Result<usize, Error> {
-    let (low, size) = sys::current_thread_stack().map_err(|errno| Error::Os {
+pub fn stack_room() -> Result<usize, OsError> {
+    let (low, size) = sys::current_thread_stack().map_err(|errno| OsError {
         call: "pthread_getattr_np",
         errno,
     })?;
@@ -67,8 +106,8 @@ pub fn stack_room() -> Result<usize, Error> {
 /// Safe code: a function with a `CHUNK`-sized local array writes it and calls itself until
 /// the depth is reached; [`black_box`] keeps the writes and the frames from being optimised
 /// away. The request is checked against [`stack_room`] first, so a request the thread cannot
-/// hold is [`Error::StackTooSmall`] instead of a stack overflow.
-pub fn prefault_stack(bytes: usize) -> Result<(), Error> {
+/// hold is [`MemoryError::StackTooSmall`] instead of a stack overflow.
+pub fn prefault_stack(bytes: usize) -> Result<(), MemoryError> {
     if bytes == 0 {
         return Ok(());
     }
@@ -76,7 +115,7 @@ pub fn prefault_stack(bytes: usize) -> Result<(), Error> {
     // Each frame holds a CHUNK plus a few words of call overhead.
     let needed = bytes.saturating_add(bytes / 64).saturating_add(CHUNK);
     if needed > available {
-        return Err(Error::StackTooSmall {
+        return Err(MemoryError::StackTooSmall {
             requested: bytes,
             available,
         });
@@ -110,8 +149,8 @@ pub struct PageFaults {
 impl PageFaults {
     /// The calling thread's counts. Compare two readings around a run to report faults taken
     /// during the measurement.
-    pub fn current() -> Result<Self, Error> {
-        let (minor, major) = sys::thread_faults().map_err(|errno| Error::Os {
+    pub fn current() -> Result<Self, OsError> {
+        let (minor, major) = sys::thread_faults().map_err(|errno| OsError {
             call: "getrusage",
             errno,
         })?;
@@ -177,13 +216,27 @@ mod tests {
     }
 
     #[test]
+    fn messages_tell_the_user_what_to_do() {
+        let e = MemoryError::MemoryLock {
+            errno: Errno::ENOMEM,
+        };
+        let text = e.to_string();
+        assert!(text.starts_with("mlockall failed: "), "{text}");
+        assert!(
+            text.contains("(os error 12)") && text.contains("ulimit -l"),
+            "{text}"
+        );
+        assert_eq!(e.errno(), Some(Errno::ENOMEM));
+    }
+
+    #[test]
     fn prefault_beyond_the_stack_is_an_error_not_a_crash() {
         thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(|| {
                 let room = stack_room().unwrap();
                 match prefault_stack(1024 * 1024) {
-                    Err(Error::StackTooSmall {
+                    Err(MemoryError::StackTooSmall {
                         requested,
                         available,
                     }) => {
@@ -239,12 +292,9 @@ mod tests {
             return;
         }
         match lock_memory() {
-            Err(e @ Error::MemoryLock { errno }) => {
+            Err(e @ MemoryError::MemoryLock { errno }) => {
                 println!("as nobody: {e}");
-                assert!(
-                    errno == crate::Errno::EPERM || errno == crate::Errno::ENOMEM,
-                    "{errno}"
-                );
+                assert!(errno == Errno::EPERM || errno == Errno::ENOMEM, "{errno}");
                 assert!(e.to_string().contains("ulimit -l"));
             }
             other => panic!("mlockall as nobody with no memlock limit: {other:?}"),

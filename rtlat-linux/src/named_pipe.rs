@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
-use crate::error::Errno;
+use crate::errno::Errno;
 use crate::sys;
 
 /// Creates the named pipe `path` with mode `mode` (less the umask). Fails with `EEXIST` if

@@ -5,9 +5,9 @@
 //! it; a container may drop it), or when the priority is at most the `RLIMIT_RTPRIO` soft limit
 //! (`ulimit -r`). Being uid 0 is not itself enough: it is the capability that counts.
 
-use crate::error::Error;
+use crate::errno::OsError;
 use crate::sys;
-use crate::thread::Policy;
+use crate::thread::{Policy, ThreadError};
 
 /// Bit of `CAP_SYS_NICE` in a capability mask (capability 23).
 pub const CAP_SYS_NICE: u32 = 23;
@@ -40,22 +40,21 @@ pub enum RtPermission {
 impl RtCredentials {
     /// The calling process's credentials (`geteuid`, `capget`, `getrlimit`). If `capget` is
     /// unavailable, `CapEff` in `/proc/self/status` is read instead.
-    pub fn current() -> Result<Self, Error> {
+    pub fn current() -> Result<Self, OsError> {
         let caps = match sys::capget_effective() {
             Ok(caps) => caps,
             Err(errno) => {
-                let status =
-                    std::fs::read_to_string("/proc/self/status").map_err(|_| Error::Os {
-                        call: "capget",
-                        errno,
-                    })?;
-                cap_eff_from_status(&status).ok_or(Error::Os {
+                let status = std::fs::read_to_string("/proc/self/status").map_err(|_| OsError {
+                    call: "capget",
+                    errno,
+                })?;
+                cap_eff_from_status(&status).ok_or(OsError {
                     call: "capget",
                     errno,
                 })?
             }
         };
-        let (soft, _hard) = sys::rtprio_limit().map_err(|errno| Error::Os {
+        let (soft, _hard) = sys::rtprio_limit().map_err(|errno| OsError {
             call: "getrlimit",
             errno,
         })?;
@@ -67,9 +66,9 @@ impl RtCredentials {
     }
 
     /// Whether these credentials allow `policy` at `priority`; if not,
-    /// [`Error::SchedPermission`], whose message tells the user what to do. The priority's
+    /// [`ThreadError::SchedPermission`], whose message tells the user what to do. The priority's
     /// range is not checked here (see [`Policy::check_priority`]).
-    pub fn permits(&self, policy: Policy, priority: i32) -> Result<RtPermission, Error> {
+    pub fn permits(&self, policy: Policy, priority: i32) -> Result<RtPermission, ThreadError> {
         if !policy.is_realtime() {
             return Ok(RtPermission::NotNeeded);
         }
@@ -85,17 +84,17 @@ impl RtCredentials {
         if within {
             Ok(RtPermission::RtprioLimit(self.rtprio_limit))
         } else {
-            Err(Error::SchedPermission { policy, priority })
+            Err(ThreadError::SchedPermission { policy, priority })
         }
     }
 }
 
 /// Whether this process may run threads under `policy` at `priority`: the check the CLI makes
-/// before starting, so that it can refuse early with [`Error::SchedPermission`].
+/// before starting, so that it can refuse early with [`ThreadError::SchedPermission`].
 ///
 /// This predicts the kernel's own check; a cgroup without real-time runtime
 /// (`cpu.rt_runtime_us` = 0) can still make [`set_scheduler`](crate::set_scheduler) fail.
-pub fn check_rt_permission(policy: Policy, priority: i32) -> Result<RtPermission, Error> {
+pub fn check_rt_permission(policy: Policy, priority: i32) -> Result<RtPermission, ThreadError> {
     RtCredentials::current()?.permits(policy, priority)
 }
 
@@ -136,7 +135,7 @@ mod tests {
         };
         assert_eq!(
             stripped.permits(Policy::Fifo, 1),
-            Err(Error::SchedPermission {
+            Err(ThreadError::SchedPermission {
                 policy: Policy::Fifo,
                 priority: 1
             })
@@ -213,17 +212,20 @@ mod tests {
                 rtprio_limit: Some(0)
             }
         );
-        let refused = Error::SchedPermission {
+        let refused = ThreadError::SchedPermission {
             policy: Policy::Fifo,
             priority: 1,
         };
         assert_eq!(check_rt_permission(Policy::Fifo, 1), Err(refused.clone()));
-        assert_eq!(crate::set_scheduler(Policy::Fifo, 1), Err(refused.clone()));
+        assert_eq!(
+            crate::thread::set_scheduler(Policy::Fifo, 1),
+            Err(refused.clone())
+        );
         assert_eq!(
             check_rt_permission(Policy::Other, 0),
             Ok(RtPermission::NotNeeded)
         );
-        crate::set_scheduler(Policy::Batch, 0).unwrap();
+        crate::thread::set_scheduler(Policy::Batch, 0).unwrap();
         println!("as nobody: {refused}");
     }
 
@@ -256,17 +258,17 @@ mod tests {
             check_rt_permission(Policy::Fifo, below),
             Ok(RtPermission::RtprioLimit(Some(limit)))
         );
-        crate::set_scheduler(Policy::Fifo, below).unwrap();
+        crate::thread::set_scheduler(Policy::Fifo, below).unwrap();
         assert_eq!(
-            crate::scheduler().unwrap(),
-            crate::Scheduling {
+            crate::thread::scheduler().unwrap(),
+            crate::thread::Scheduling {
                 policy: Policy::Fifo,
                 priority: below
             }
         );
         if limit < 99 {
             let above = i32::try_from(limit + 1).unwrap();
-            let refused = Error::SchedPermission {
+            let refused = ThreadError::SchedPermission {
                 policy: Policy::RoundRobin,
                 priority: above,
             };
@@ -275,7 +277,7 @@ mod tests {
                 Err(refused.clone())
             );
             assert_eq!(
-                crate::set_scheduler(Policy::RoundRobin, above),
+                crate::thread::set_scheduler(Policy::RoundRobin, above),
                 Err(refused)
             );
         }

@@ -9,13 +9,24 @@
 //! which sets a process-wide flag and sends each measurement thread [`wake_signal`], a
 //! real-time signal whose handler does nothing. The signal cuts the thread's sleep short
 //! (`EINTR`: no handler here asks for `SA_RESTART`); the timers of [`crate::timer`] look at
-//! the flag only then, and return [`Error::Cancelled`] instead of sleeping again. The
-//! measurement's hot path pays nothing for it: no extra system call, load or branch per cycle.
+//! the flag only then, and return [`SleepError::Cancelled`](crate::timer::SleepError::Cancelled) instead
+//! of sleeping again. The measurement's hot path pays nothing for it: no extra system call,
+//! load or branch per cycle.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::error::Error;
+use crate::errno::Errno;
 use crate::sys;
+
+/// Installing a signal handler or changing a signal mask failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{call} failed: {errno}; the run cannot stop cleanly on SIGINT/SIGTERM without it")]
+pub struct SignalError {
+    /// The failing call.
+    pub call: &'static str,
+    /// The OS error.
+    pub errno: Errno,
+}
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static STATUS: AtomicBool = AtomicBool::new(false);
@@ -70,8 +81,8 @@ fn run_signals() -> [(libc::c_int, extern "C" fn(libc::c_int)); 6] {
 /// Call it first thing in a measuring command, in the main thread, before starting
 /// measurement threads: until then these signals have their default action (SIGUSR1 and
 /// SIGHUP kill the process).
-pub fn install_run_handlers() -> Result<(), Error> {
-    let failed = |call| move |errno| Error::Signals { call, errno };
+pub fn install_run_handlers() -> Result<(), SignalError> {
+    let failed = |call| move |errno| SignalError { call, errno };
     let mut set = sys::sigset_of(libc::SIGINT).map_err(failed("sigaddset"))?;
     for (signo, handler) in run_signals() {
         if signo == libc::SIGHUP && sys::signal_ignored(signo).map_err(failed("sigaction"))? {
@@ -90,8 +101,8 @@ pub fn install_run_handlers() -> Result<(), Error> {
 /// it after [`install_run_handlers`], in the main thread, before starting measurement
 /// threads ([`block_run_signals`] blocks SIGALRM in them; any other signal given here
 /// should be blocked there too).
-pub fn install_stop_handler(signo: libc::c_int) -> Result<(), Error> {
-    let failed = |call| move |errno| Error::Signals { call, errno };
+pub fn install_stop_handler(signo: libc::c_int) -> Result<(), SignalError> {
+    let failed = |call| move |errno| SignalError { call, errno };
     sys::set_signal_handler(signo, on_stop).map_err(failed("sigaction"))?;
     let set = sys::sigset_of(signo).map_err(failed("sigaddset"))?;
     sys::unblock_signals(&set).map_err(failed("pthread_sigmask"))
@@ -100,8 +111,8 @@ pub fn install_stop_handler(signo: libc::c_int) -> Result<(), Error> {
 /// Blocks SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and SIGALRM on the calling thread (a
 /// measurement thread), so they go to the main thread and never cut a sleep short; unblocks
 /// [`wake_signal`], which is how [`cancel_measurement`] reaches the thread.
-pub fn block_run_signals() -> Result<(), Error> {
-    let setup = |errno| Error::Signals {
+pub fn block_run_signals() -> Result<(), SignalError> {
+    let setup = |errno| SignalError {
         call: "pthread_sigmask",
         errno,
     };
@@ -146,9 +157,10 @@ pub fn request_stop() {
 }
 
 /// Ends the measurement now, whatever its threads are sleeping for: from this call on, a
-/// sleep of [`crate::timer`] that a signal interrupts returns [`Error::Cancelled`] instead of
-/// sleeping again, and each thread of `tids` (measurement threads' ids from
-/// [`gettid`](crate::gettid); 0, a thread not started yet, is skipped) is sent
+/// sleep of [`crate::timer`] that a signal interrupts returns
+/// [`SleepError::Cancelled`](crate::timer::SleepError::Cancelled) instead of sleeping again,
+/// and each thread of `tids` (measurement threads' ids from
+/// [`gettid`](crate::thread::gettid); 0, a thread not started yet, is skipped) is sent
 /// [`wake_signal`], which interrupts its sleep.
 ///
 /// A wake-up that reaches a thread after its last look at the run's stop flag but before its

@@ -1,7 +1,7 @@
 //! Every `unsafe` call of the crate, each in a small function with its reason.
 //!
 //! The wrappers speak libc's types and return `Result<_, Errno>`; the modules above turn an
-//! [`Errno`] into an [`Error`](crate::Error) that names the call and what to do. Nothing here
+//! [`Errno`] into their area's error, which names the call and what to do. Nothing here
 //! allocates except [`sched_getaffinity`] and [`sched_setaffinity`] (set-up calls).
 
 use core::ffi::{CStr, c_void};
@@ -11,7 +11,7 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 use libc::{c_int, c_ulong, clockid_t, pid_t, sigset_t, timespec};
 
-use crate::error::Errno;
+use crate::errno::Errno;
 
 /// `errno` of the last failed call on this thread.
 #[inline]
@@ -54,13 +54,21 @@ pub(crate) fn timespec(sec: TimeT, nsec: libc::c_long) -> timespec {
     ts
 }
 
-/// `clock_gettime(clock)`: one vDSO call on Linux.
-#[inline]
+/// `clock_gettime(clock)`: glibc's, which calls the vDSO (no system call on x86-64 and
+/// arm64). Not rustix's: its own vDSO lookup crashes under valgrind (rustix issue 1559),
+/// and rtlat is profiled with valgrind.
+#[inline(always)]
 pub(crate) fn clock_gettime(clock: clockid_t) -> Result<timespec, Errno> {
-    let mut ts = timespec(0, 0);
-    // SAFETY: `ts` is a valid, writable `timespec` for the duration of the call.
-    check(unsafe { libc::clock_gettime(clock, &mut ts) })?;
-    Ok(ts)
+    let mut ts = MaybeUninit::<timespec>::uninit();
+    // SAFETY: `ts` is valid, writable memory for a `timespec` for the duration of the call,
+    // which fills it completely when it returns 0; it is read only then.
+    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
+    if rc == 0 {
+        // SAFETY: a 0 return means the call wrote the whole `timespec`.
+        Ok(unsafe { ts.assume_init() })
+    } else {
+        Err(last_errno())
+    }
 }
 
 /// `clock_getres(clock)`.
@@ -71,27 +79,21 @@ pub(crate) fn clock_getres(clock: clockid_t) -> Result<timespec, Errno> {
     Ok(ts)
 }
 
-/// `clock_nanosleep(clock, TIMER_ABSTIME, deadline)` as a direct system call. Returns `EINTR`
-/// when a signal handler ran; the caller sleeps again to the same deadline.
+/// `clock_nanosleep(clock, TIMER_ABSTIME, deadline)` as a direct system call (rustix's, made
+/// in line). Returns `EINTR` when a signal handler ran; the caller sleeps again to the same
+/// deadline.
 ///
 /// glibc's wrapper makes the call a thread-cancellation point, enabling and disabling
-/// asynchronous cancellation around it: about 30 instructions per cycle that rtlat (which never
-/// cancels threads) does not need, on the path measured every cycle.
-#[inline]
-pub(crate) fn clock_nanosleep_abs(clock: clockid_t, deadline: &timespec) -> Result<(), Errno> {
-    // SAFETY: the kernel's clock_nanosleep(clockid, flags, *request, *remain): `deadline` is a
-    // valid `timespec` of the C library's layout (the one the kernel expects on this target);
-    // with TIMER_ABSTIME the remainder pointer is unused and may be null.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_clock_nanosleep,
-            clock,
-            libc::TIMER_ABSTIME,
-            deadline as *const timespec,
-            ptr::null_mut::<timespec>(),
-        )
-    };
-    if rc == 0 { Ok(()) } else { Err(last_errno()) }
+/// asynchronous cancellation around it, and `libc::syscall` shuffles its variadic arguments
+/// and goes through `errno`: 30 to 50 instructions per cycle that rtlat (which never cancels
+/// threads) does not need, on the path measured every cycle.
+#[inline(always)]
+pub(crate) fn clock_nanosleep_abs(
+    clock: rustix::time::ClockId,
+    deadline: &rustix::time::Timespec,
+) -> Result<(), Errno> {
+    rustix::thread::clock_nanosleep_absolute(clock, deadline)
+        .map_err(|e| Errno::from_raw(e.raw_os_error()))
 }
 
 /// `clock_nanosleep(clock, 0, duration)`: a relative sleep; the remainder is not asked for.
@@ -376,60 +378,12 @@ pub(crate) fn utc_offset(unix: TimeT) -> Result<i64, Errno> {
     }
 }
 
-// ---- files, relative to a directory -------------------------------------------------------
-
-/// `openat(dir, name, flags | O_CLOEXEC)` (never `O_CREAT`: no mode). `name` is one path
-/// component or a relative path, as the caller decides.
-pub(crate) fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: c_int) -> Result<OwnedFd, Errno> {
-    // SAFETY: `name` is a NUL-terminated string valid for the call; without O_CREAT no mode
-    // argument is read.
-    let fd =
-        check(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC) })?;
-    // SAFETY: `fd` was just returned by openat and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
+// ---- named pipes ---------------------------------------------------------------------------
 
 /// `mkfifo(path, mode)` (the process umask applies, as for cyclictest's `mkfifo(path, 0666)`).
 pub(crate) fn mkfifo(path: &CStr, mode: libc::mode_t) -> Result<(), Errno> {
     // SAFETY: `path` is a NUL-terminated string valid for the call.
     check(unsafe { libc::mkfifo(path.as_ptr(), mode) }).map(drop)
-}
-
-/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`'s `st_mode`: the entry itself, a link not followed.
-pub(crate) fn lstat_mode_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<u32, Errno> {
-    let mut stat = MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `name` is NUL-terminated and `stat` is writable for the call.
-    check(unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            stat.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    })?;
-    // SAFETY: fstatat succeeded, so it filled `stat`.
-    Ok(unsafe { stat.assume_init() }.st_mode)
-}
-
-/// `readlinkat(dir, name)`: the text of a symbolic link (at most 4 KiB, which a sysfs link
-/// never reaches; longer is `ENAMETOOLONG`).
-pub(crate) fn readlinkat(dir: BorrowedFd<'_>, name: &CStr) -> Result<Vec<u8>, Errno> {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: `name` is NUL-terminated; the kernel writes at most `buf.len()` bytes to `buf`.
-    let n = unsafe {
-        libc::readlinkat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    let n = usize::try_from(n).map_err(|_| last_errno())?;
-    if n == buf.len() {
-        return Err(Errno::from_raw(libc::ENAMETOOLONG));
-    }
-    buf.truncate(n);
-    Ok(buf)
 }
 
 // ---- signals -------------------------------------------------------------------------------

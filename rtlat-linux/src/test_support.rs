@@ -9,7 +9,7 @@ use std::sync::Once;
 
 use libc::c_int;
 
-use crate::error::Errno;
+use crate::errno::Errno;
 use crate::sys;
 
 /// Held for reading while a child is forked, for writing by a test that a `fork` would

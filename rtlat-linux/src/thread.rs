@@ -8,9 +8,107 @@ use core::fmt;
 use core::ops::RangeInclusive;
 use core::str::FromStr;
 
-use crate::error::{Errno, Error};
-use crate::memory;
+use crate::errno::{Errno, OsError};
+use crate::memory::{self, MemoryError};
 use crate::sys;
+
+/// Setting up a thread's scheduling, nice value or CPUs failed (or would fail: a permission
+/// checked ahead, a value out of range).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ThreadError {
+    /// The kernel reported a policy this crate does not model (e.g. `SCHED_DEADLINE`).
+    #[error(
+        "thread runs under scheduling policy {0}, which rtlat does not handle; reset it with `chrt -o -p 0 PID`"
+    )]
+    UnsupportedPolicy(i32),
+    /// A priority outside the policy's range.
+    #[error("priority {priority} is out of range for {}: use {min}..={max}", policy.sched_name())]
+    InvalidPriority {
+        /// The policy.
+        policy: Policy,
+        /// The priority asked for.
+        priority: i32,
+        /// The policy's lowest priority.
+        min: i32,
+        /// The policy's highest priority.
+        max: i32,
+    },
+    /// The process may not use a real-time policy at this priority.
+    #[error("{} priority {priority} needs root, CAP_SYS_NICE or an rtprio limit of at least {priority}: run as root or set `ulimit -r 99` (already root? give the cgroup real-time runtime: cpu.rt_runtime_us)", policy.sched_name())]
+    SchedPermission {
+        /// The policy.
+        policy: Policy,
+        /// The priority asked for.
+        priority: i32,
+    },
+    /// A scheduling call failed for another reason.
+    #[error("{call} failed: {errno}")]
+    Sched {
+        /// The failing call.
+        call: &'static str,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// A nice value outside -20..=19.
+    #[error("nice value {0} is out of range: use -20..=19")]
+    InvalidNice(i32),
+    /// Lowering the nice value was refused.
+    #[error("nice {nice} was refused: {errno}; run as root or raise `ulimit -e`")]
+    NicePermission {
+        /// The nice value asked for.
+        nice: i32,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// An empty CPU list was given for affinity.
+    #[error("the CPU list is empty: name at least one CPU (e.g. `-a 1`)")]
+    NoCpus,
+    /// A CPU index beyond what this crate can put in a mask.
+    #[error("CPU {cpu} is beyond the highest supported CPU index {max}")]
+    CpuOutOfRange {
+        /// The CPU asked for.
+        cpu: usize,
+        /// The highest accepted index.
+        max: usize,
+    },
+    /// `sched_setaffinity` refused the CPU list.
+    #[error(
+        "cannot pin the thread to CPUs {cpus:?}: {errno}; name online CPUs that the process's cpuset allows (see `taskset -pc $$` and /sys/devices/system/cpu/online)"
+    )]
+    Affinity {
+        /// The CPUs asked for.
+        cpus: Vec<usize>,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// The stack prefault of [`ThreadSetup`] failed.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// Reading the process's credentials failed (`capget`, `getrlimit`).
+    #[error(transparent)]
+    Os(#[from] OsError),
+}
+
+impl ThreadError {
+    /// The OS error number behind this error, if there is one.
+    pub fn errno(&self) -> Option<Errno> {
+        match self {
+            ThreadError::Sched { errno, .. }
+            | ThreadError::NicePermission { errno, .. }
+            | ThreadError::Affinity { errno, .. }
+            | ThreadError::Os(OsError { errno, .. }) => Some(*errno),
+            ThreadError::SchedPermission { .. } => Some(Errno::EPERM),
+            ThreadError::Memory(e) => e.errno(),
+            _ => None,
+        }
+    }
+}
+
+/// A scheduling-policy name that is not one of [`Policy`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown scheduling policy `{0}`: use fifo, rr, other (or normal), batch or idle")]
+pub struct UnknownPolicy(pub String);
 
 /// The highest CPU index accepted in an affinity list (a mask of 8192 CPUs).
 pub const MAX_CPU: usize = 8191;
@@ -94,8 +192,8 @@ impl Policy {
 
     /// The priorities the kernel accepts for this policy (`sched_get_priority_min/max`):
     /// 1..=99 for FIFO and RR, 0..=0 for the others.
-    pub fn priority_range(self) -> Result<RangeInclusive<i32>, Error> {
-        let sched = |call| move |errno| Error::Sched { call, errno };
+    pub fn priority_range(self) -> Result<RangeInclusive<i32>, ThreadError> {
+        let sched = |call| move |errno| ThreadError::Sched { call, errno };
         let min =
             sys::sched_get_priority_min(self.raw()).map_err(sched("sched_get_priority_min"))?;
         let max =
@@ -104,13 +202,13 @@ impl Policy {
     }
 
     /// `Ok` if `priority` is in [`priority_range`](Self::priority_range), else
-    /// [`Error::InvalidPriority`].
-    pub fn check_priority(self, priority: i32) -> Result<(), Error> {
+    /// [`ThreadError::InvalidPriority`].
+    pub fn check_priority(self, priority: i32) -> Result<(), ThreadError> {
         let range = self.priority_range()?;
         if range.contains(&priority) {
             Ok(())
         } else {
-            Err(Error::InvalidPriority {
+            Err(ThreadError::InvalidPriority {
                 policy: self,
                 priority,
                 min: *range.start(),
@@ -127,11 +225,11 @@ impl fmt::Display for Policy {
 }
 
 impl FromStr for Policy {
-    type Err = Error;
+    type Err = UnknownPolicy;
 
     /// cyclictest's names: `fifo`, `rr`, `other` or `normal`, `batch`, `idle`
     /// (case-insensitive; a `SCHED_` prefix is allowed).
-    fn from_str(s: &str) -> Result<Self, Error> {
+    fn from_str(s: &str) -> Result<Self, UnknownPolicy> {
         let lower = s.trim().to_ascii_lowercase();
         match lower.strip_prefix("sched_").unwrap_or(&lower) {
             "fifo" => Ok(Policy::Fifo),
@@ -139,7 +237,7 @@ impl FromStr for Policy {
             "other" | "normal" => Ok(Policy::Other),
             "batch" => Ok(Policy::Batch),
             "idle" => Ok(Policy::Idle),
-            _ => Err(Error::UnknownPolicy(s.to_owned())),
+            _ => Err(UnknownPolicy(s.to_owned())),
         }
     }
 }
@@ -161,14 +259,14 @@ pub fn gettid() -> i32 {
 
 /// Sets the calling thread's policy and priority (`sched_setscheduler` on its TID).
 ///
-/// The priority is checked against the policy's range first ([`Error::InvalidPriority`]); a
-/// refusal by the kernel for lack of privilege is [`Error::SchedPermission`].
-pub fn set_scheduler(policy: Policy, priority: i32) -> Result<(), Error> {
+/// The priority is checked against the policy's range first ([`ThreadError::InvalidPriority`]); a
+/// refusal by the kernel for lack of privilege is [`ThreadError::SchedPermission`].
+pub fn set_scheduler(policy: Policy, priority: i32) -> Result<(), ThreadError> {
     policy.check_priority(priority)?;
     match sys::sched_setscheduler(sys::gettid(), policy.raw(), priority) {
         Ok(()) => Ok(()),
-        Err(Errno::EPERM) => Err(Error::SchedPermission { policy, priority }),
-        Err(errno) => Err(Error::Sched {
+        Err(Errno::EPERM) => Err(ThreadError::SchedPermission { policy, priority }),
+        Err(errno) => Err(ThreadError::Sched {
             call: "sched_setscheduler",
             errno,
         }),
@@ -176,44 +274,44 @@ pub fn set_scheduler(policy: Policy, priority: i32) -> Result<(), Error> {
 }
 
 /// The calling thread's policy and priority.
-pub fn scheduler() -> Result<Scheduling, Error> {
+pub fn scheduler() -> Result<Scheduling, ThreadError> {
     scheduler_of(sys::gettid())
 }
 
 /// The policy and priority of thread `tid` (any thread of any process; 0 is the caller).
-pub fn scheduler_of(tid: i32) -> Result<Scheduling, Error> {
-    let sched = |call| move |errno| Error::Sched { call, errno };
+pub fn scheduler_of(tid: i32) -> Result<Scheduling, ThreadError> {
+    let sched = |call| move |errno| ThreadError::Sched { call, errno };
     let raw = sys::sched_getscheduler(tid).map_err(sched("sched_getscheduler"))?;
-    let policy = Policy::from_raw(raw).ok_or(Error::UnsupportedPolicy(raw))?;
+    let policy = Policy::from_raw(raw).ok_or(ThreadError::UnsupportedPolicy(raw))?;
     let priority = sys::sched_getparam(tid).map_err(sched("sched_getparam"))?;
     Ok(Scheduling { policy, priority })
 }
 
 /// Pins the calling thread to `cpus` (`sched_setaffinity` on its TID). Duplicates are fine;
-/// an empty list is [`Error::NoCpus`], an index above [`MAX_CPU`] is
-/// [`Error::CpuOutOfRange`], CPUs that are offline or outside the process's cpuset make the
-/// kernel refuse ([`Error::Affinity`]).
-pub fn set_affinity(cpus: &[usize]) -> Result<(), Error> {
+/// an empty list is [`ThreadError::NoCpus`], an index above [`MAX_CPU`] is
+/// [`ThreadError::CpuOutOfRange`], CPUs that are offline or outside the process's cpuset make the
+/// kernel refuse ([`ThreadError::Affinity`]).
+pub fn set_affinity(cpus: &[usize]) -> Result<(), ThreadError> {
     if cpus.is_empty() {
-        return Err(Error::NoCpus);
+        return Err(ThreadError::NoCpus);
     }
     if let Some(&cpu) = cpus.iter().find(|&&cpu| cpu > MAX_CPU) {
-        return Err(Error::CpuOutOfRange { cpu, max: MAX_CPU });
+        return Err(ThreadError::CpuOutOfRange { cpu, max: MAX_CPU });
     }
-    sys::sched_setaffinity(sys::gettid(), cpus).map_err(|errno| Error::Affinity {
+    sys::sched_setaffinity(sys::gettid(), cpus).map_err(|errno| ThreadError::Affinity {
         cpus: cpus.to_vec(),
         errno,
     })
 }
 
 /// The CPUs the calling thread may run on, ascending.
-pub fn affinity() -> Result<Vec<usize>, Error> {
+pub fn affinity() -> Result<Vec<usize>, ThreadError> {
     affinity_of(sys::gettid())
 }
 
 /// The CPUs thread `tid` may run on, ascending (0 is the caller).
-pub fn affinity_of(tid: i32) -> Result<Vec<usize>, Error> {
-    sys::sched_getaffinity(tid).map_err(|errno| Error::Sched {
+pub fn affinity_of(tid: i32) -> Result<Vec<usize>, ThreadError> {
+    sys::sched_getaffinity(tid).map_err(|errno| ThreadError::Sched {
         call: "sched_getaffinity",
         errno,
     })
@@ -221,14 +319,16 @@ pub fn affinity_of(tid: i32) -> Result<Vec<usize>, Error> {
 
 /// Sets the calling thread's nice value (-20..=19), which weighs `SCHED_OTHER` and
 /// `SCHED_BATCH` threads. Lowering it below the current value needs root or `ulimit -e`.
-pub fn set_nice(nice: i32) -> Result<(), Error> {
+pub fn set_nice(nice: i32) -> Result<(), ThreadError> {
     if !(-20..=19).contains(&nice) {
-        return Err(Error::InvalidNice(nice));
+        return Err(ThreadError::InvalidNice(nice));
     }
     match sys::set_thread_nice(sys::gettid(), nice) {
         Ok(()) => Ok(()),
-        Err(errno @ (Errno::EPERM | Errno::EACCES)) => Err(Error::NicePermission { nice, errno }),
-        Err(errno) => Err(Error::Sched {
+        Err(errno @ (Errno::EPERM | Errno::EACCES)) => {
+            Err(ThreadError::NicePermission { nice, errno })
+        }
+        Err(errno) => Err(ThreadError::Sched {
             call: "setpriority",
             errno,
         }),
@@ -236,8 +336,8 @@ pub fn set_nice(nice: i32) -> Result<(), Error> {
 }
 
 /// The calling thread's nice value.
-pub fn nice() -> Result<i32, Error> {
-    sys::thread_nice(sys::gettid()).map_err(|errno| Error::Sched {
+pub fn nice() -> Result<i32, ThreadError> {
+    sys::thread_nice(sys::gettid()).map_err(|errno| ThreadError::Sched {
         call: "getpriority",
         errno,
     })
@@ -281,12 +381,12 @@ impl ThreadSetup {
 
     /// Applies the set-up to the calling thread; returns its TID. The priority is checked
     /// before anything is changed.
-    pub fn apply(&self) -> Result<i32, Error> {
+    pub fn apply(&self) -> Result<i32, ThreadError> {
         self.policy.check_priority(self.priority)?;
         if let Some(nice) = self.nice
             && !(-20..=19).contains(&nice)
         {
-            return Err(Error::InvalidNice(nice));
+            return Err(ThreadError::InvalidNice(nice));
         }
         if !self.cpus.is_empty() {
             set_affinity(&self.cpus)?;
@@ -320,6 +420,33 @@ mod tests {
     }
 
     #[test]
+    fn messages_tell_the_user_what_to_do() {
+        let e = ThreadError::SchedPermission {
+            policy: Policy::Fifo,
+            priority: 80,
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("SCHED_FIFO priority 80 needs root, CAP_SYS_NICE"),
+            "{text}"
+        );
+        assert!(text.contains("ulimit -r 99"), "{text}");
+        assert_eq!(e.errno(), Some(Errno::EPERM));
+
+        let e = ThreadError::InvalidPriority {
+            policy: Policy::RoundRobin,
+            priority: 100,
+            min: 1,
+            max: 99,
+        };
+        assert_eq!(
+            e.to_string(),
+            "priority 100 is out of range for SCHED_RR: use 1..=99"
+        );
+        assert_eq!(e.errno(), None);
+    }
+
+    #[test]
     fn policy_names_parse_like_cyclictest() {
         for (name, policy) in [
             ("fifo", Policy::Fifo),
@@ -338,7 +465,7 @@ mod tests {
             assert_eq!(Policy::from_raw(policy.raw()), Some(policy));
         }
         let err = "deadline".parse::<Policy>().unwrap_err();
-        assert_eq!(err, Error::UnknownPolicy("deadline".into()));
+        assert_eq!(err, UnknownPolicy("deadline".into()));
         assert!(
             err.to_string()
                 .contains("fifo, rr, other (or normal), batch or idle")
@@ -372,7 +499,7 @@ mod tests {
             ] {
                 assert_eq!(
                     set_scheduler(policy, priority),
-                    Err(Error::InvalidPriority {
+                    Err(ThreadError::InvalidPriority {
                         policy,
                         priority,
                         min,
@@ -386,7 +513,7 @@ mod tests {
             };
             assert!(matches!(
                 setup.apply(),
-                Err(Error::InvalidPriority { priority: 120, .. })
+                Err(ThreadError::InvalidPriority { priority: 120, .. })
             ));
             assert_eq!(scheduler().unwrap(), before);
         })
@@ -480,7 +607,7 @@ mod tests {
             assert_eq!(stat_field(&stat, 19), 5, "nice in stat");
             set_nice(-3).unwrap(); // root may lower it
             assert_eq!(nice().unwrap(), -3);
-            assert_eq!(set_nice(20), Err(Error::InvalidNice(20)));
+            assert_eq!(set_nice(20), Err(ThreadError::InvalidNice(20)));
             set_scheduler(Policy::Idle, 0).unwrap();
             assert_eq!(scheduler().unwrap().policy, Policy::Idle);
         })
@@ -492,10 +619,10 @@ mod tests {
     fn bad_cpu_lists_are_typed_errors() {
         thread::spawn(|| {
             let before = affinity().unwrap();
-            assert_eq!(set_affinity(&[]), Err(Error::NoCpus));
+            assert_eq!(set_affinity(&[]), Err(ThreadError::NoCpus));
             assert_eq!(
                 set_affinity(&[0, MAX_CPU + 1]),
-                Err(Error::CpuOutOfRange {
+                Err(ThreadError::CpuOutOfRange {
                     cpu: MAX_CPU + 1,
                     max: MAX_CPU
                 })
@@ -503,7 +630,7 @@ mod tests {
             // A CPU this machine does not have: the kernel refuses with EINVAL.
             let missing = 4000;
             match set_affinity(&[missing]) {
-                Err(Error::Affinity { cpus, errno }) => {
+                Err(ThreadError::Affinity { cpus, errno }) => {
                     assert_eq!(cpus, vec![missing]);
                     assert_eq!(errno, Errno::EINVAL);
                 }

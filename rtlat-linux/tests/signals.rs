@@ -69,7 +69,7 @@ fn sigusr1_asks_for_status_and_sigterm_stops_while_measurement_threads_block_the
 fn cancel_measurement_ends_every_timer_s_sleep_at_once() {
     use rtlat_core::{CycleConfig, CycleEngine, Outcome};
     use rtlat_linux::signals::{cancel_measurement, measurement_cancelled};
-    use rtlat_linux::{AnyTimer, ClockId, Error, PosixClock, TimerKind, gettid};
+    use rtlat_linux::{AnyTimer, ClockId, PosixClock, SleepError, TimerKind, gettid};
     use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
     const HOUR_NS: u64 = 3_600_000_000_000;
@@ -128,7 +128,7 @@ fn cancel_measurement_ends_every_timer_s_sleep_at_once() {
     for (kind, result, cycles) in results {
         assert_eq!(
             result,
-            Err(rtlat_core::Error::Timer(Error::Cancelled)),
+            Err(rtlat_core::Error::Timer(SleepError::Cancelled)),
             "{kind}"
         );
         assert_eq!(cycles, 0, "{kind}: the interrupted cycle is not measured");

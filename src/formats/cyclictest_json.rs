@@ -21,90 +21,95 @@
 //! * without `-h` (and with `-N` runs) the histogram is empty (`{      }`): no percentiles;
 //! * cyclictest cannot count overruns: `overruns` is `None`.
 
-use serde_json::{Map, Value};
+use serde_json::{Number, Value};
 
 use super::error::FormatError;
 use super::json;
 use super::model::{Bucket, Format, Histogram, Resolution, Run, Series};
+use super::schema::cyclictest::{Document, LinearHistogram, Sysinfo, Thread};
+use super::schema::{Count, Entries, Expected, Field, bad_value};
 
 /// Reads a cyclictest `--json` file.
 pub fn parse(text: &str) -> Result<Run, FormatError> {
-    let value = json::parse(text)?;
-    let top = json::object(&value, "(document)")?;
+    let doc: Document = json::document(text)?;
     let mut run = Run::new(Format::CyclictestJson);
-    read_header(top, &mut run)?;
-    let unit_ns = unit_ns(top)?;
-    let buckets = top
-        .get("cmdline:")
-        .and_then(Value::as_str)
-        .and_then(histogram_buckets);
-    let threads = json::object(json::get(top, "", "thread")?, "thread")?;
-    for key in json::numbered_keys(threads) {
+    read_header(&doc, &mut run)?;
+    let unit_ns = unit_ns(&doc)?;
+    let buckets = histogram_size(&doc);
+    for (key, thread) in doc.thread.required("thread")?.numbered() {
         let path = json::path("thread", key);
-        let thread = json::object(&threads[key.as_str()], &path)?;
+        let thread = thread.required(&path)?;
         let series = thread_series(key, thread, &path, unit_ns, buckets, &mut run.notes)?;
         run.series.push(series);
     }
-    check_thread_count(top, &mut run);
+    check_thread_count(&doc, &mut run);
     Ok(run)
 }
 
+/// The `-h` histogram size named by the document's command line, if any.
+pub(crate) fn histogram_size(doc: &Document) -> Option<u64> {
+    doc.cmdline
+        .valid()
+        .and_then(|cmdline| histogram_buckets(cmdline))
+}
+
 /// The unit of the file's values: 1 ns with `"resolution_in_ns": 1`, else 1 µs.
-pub(crate) fn unit_ns(top: &Map<String, Value>) -> Result<u64, FormatError> {
-    match top.get("resolution_in_ns") {
-        None => Ok(1000),
-        Some(v) => match json::count(v, "resolution_in_ns")? {
-            0 => Ok(1000),
-            1 => Ok(1),
-            _ => Err(FormatError::BadValue {
-                key: "resolution_in_ns".into(),
-                expected: "0 (µs) or 1 (ns)",
-                found: json::describe(v),
-            }),
-        },
+pub(crate) fn unit_ns(doc: &Document) -> Result<u64, FormatError> {
+    let Some(value) = doc.resolution_in_ns.raw() else {
+        return Ok(1000);
+    };
+    match Count::of(&value) {
+        Some(Count(0)) => Ok(1000),
+        Some(Count(1)) => Ok(1),
+        Some(_) => Err(bad_value("resolution_in_ns", "0 (µs) or 1 (ns)", &value)),
+        None => Err(bad_value("resolution_in_ns", Count::EXPECTED, &value)),
     }
 }
 
 /// Settings, host and kernel from cyclictest's top-level keys.
-pub(crate) fn read_header(top: &Map<String, Value>, run: &mut Run) -> Result<(), FormatError> {
-    for (key, name) in [
-        ("cmdline:", "cmdline"),
-        ("rt_test_version:", "rt_test_version"),
-        ("start_time", "start_time"),
-        ("end_time", "end_time"),
-        ("return_code", "return_code"),
-        ("num_threads", "num_threads"),
-        ("resolution_in_ns", "resolution_in_ns"),
+pub(crate) fn read_header(doc: &Document, run: &mut Run) -> Result<(), FormatError> {
+    for (value, name) in [
+        (json::setting(&doc.cmdline), "cmdline"),
+        (json::setting(&doc.rt_test_version), "rt_test_version"),
+        (json::setting(&doc.start_time), "start_time"),
+        (json::setting(&doc.end_time), "end_time"),
+        (json::setting(&doc.return_code), "return_code"),
+        (json::setting(&doc.num_threads), "num_threads"),
+        (json::setting(&doc.resolution_in_ns), "resolution_in_ns"),
     ] {
-        if let Some(v) = top.get(key) {
-            run.settings.push((name.to_string(), json::scalar_text(v)));
+        if let Some(value) = value {
+            run.settings.push((name.to_string(), value));
         }
     }
-    if let Some(sysinfo) = top.get("sysinfo") {
-        let sysinfo = json::object(sysinfo, "sysinfo")?;
+    if let Some(sysinfo) = doc.sysinfo.get("sysinfo")? {
         read_sysinfo(sysinfo, run);
     }
     Ok(())
 }
 
 /// Host, kernel and machine from a `sysinfo` object (cyclictest's and jitterdebugger's).
-pub(crate) fn read_sysinfo(sysinfo: &Map<String, Value>, run: &mut Run) {
-    let text = |key: &str| sysinfo.get(key).and_then(Value::as_str).map(str::to_string);
-    run.host = text("nodename");
-    run.kernel = match (text("release"), text("version")) {
+pub(crate) fn read_sysinfo(sysinfo: &Sysinfo, run: &mut Run) {
+    let text = |field: &Field<String>| field.valid().cloned();
+    run.host = text(&sysinfo.nodename);
+    run.kernel = match (text(&sysinfo.release), text(&sysinfo.version)) {
         (Some(release), Some(version)) => Some(format!("{release} {version}")),
         (release, version) => release.or(version),
     };
-    for key in ["sysname", "machine", "realtime", "cpus_online"] {
-        if let Some(v) = sysinfo.get(key) {
-            run.settings.push((key.to_string(), json::scalar_text(v)));
+    for (value, key) in [
+        (json::setting(&sysinfo.sysname), "sysname"),
+        (json::setting(&sysinfo.machine), "machine"),
+        (json::setting(&sysinfo.realtime), "realtime"),
+        (json::setting(&sysinfo.cpus_online), "cpus_online"),
+    ] {
+        if let Some(value) = value {
+            run.settings.push((key.to_string(), value));
         }
     }
 }
 
 /// A note when `num_threads` disagrees with the threads present.
-fn check_thread_count(top: &Map<String, Value>, run: &mut Run) {
-    if let Some(n) = top.get("num_threads").and_then(Value::as_u64)
+fn check_thread_count(doc: &Document, run: &mut Run) {
+    if let Some(n) = doc.num_threads.valid().and_then(Number::as_u64)
         && n != run.series.len() as u64
     {
         run.notes.push(format!(
@@ -118,32 +123,39 @@ fn check_thread_count(top: &Map<String, Value>, run: &mut Run) {
 /// `unit_ns`, `cpu`, and the histogram (`buckets` is the `-h` size when known).
 pub(crate) fn thread_series(
     key: &str,
-    thread: &Map<String, Value>,
+    thread: &Thread,
     path: &str,
     unit_ns: u64,
     buckets: Option<u64>,
     notes: &mut Vec<String>,
 ) -> Result<Series, FormatError> {
-    let field = |name: &str| json::get(thread, path, name);
     let key_path = |name: &str| json::path(path, name);
     let mut series = Series::new(format!("T{key}"));
     series.resolution_ns = unit_ns;
-    let cycles = json::count(field("cycles")?, &key_path("cycles"))?;
+    let cycles = thread.cycles.required(&key_path("cycles"))?.0;
     series.cycles = Some(cycles);
     if cycles > 0 {
-        series.min = Some(json::nanoseconds(field("min")?, &key_path("min"), unit_ns)?);
-        series.max = Some(json::nanoseconds(field("max")?, &key_path("max"), unit_ns)?);
-        series.avg = Some(json::number(field("avg")?, &key_path("avg"))? * unit_ns as f64);
+        let (min, max) = (key_path("min"), key_path("max"));
+        series.min = Some(json::nanoseconds(
+            thread.min.required(&min)?,
+            &min,
+            unit_ns,
+        )?);
+        series.max = Some(json::nanoseconds(
+            thread.max.required(&max)?,
+            &max,
+            unit_ns,
+        )?);
+        series.avg = Some(thread.avg.required(&key_path("avg"))?.0 * unit_ns as f64);
     }
-    series.cpu = match thread.get("cpu") {
-        Some(v) => {
-            let cpu = json::number(v, &key_path("cpu"))?;
+    series.cpu = match thread.cpu.get(&key_path("cpu"))? {
+        Some(cpu) => {
+            let cpu = cpu.as_f64().unwrap_or(f64::NAN);
             (cpu >= 0.0 && cpu <= u32::MAX as f64).then_some(cpu as u32)
         }
         None => None,
     };
-    if let Some(h) = thread.get("histogram") {
-        let h = json::object(h, &key_path("histogram"))?;
+    if let Some(h) = thread.histogram.get(&key_path("histogram"))? {
         series.histogram = linear_histogram(
             h,
             &key_path("histogram"),
@@ -161,7 +173,7 @@ pub(crate) fn thread_series(
 /// values missing from it (cycles less its sum) as overflows. `None` when the map is empty
 /// and the command line names no `-h` (no histogram was asked for).
 pub(crate) fn linear_histogram(
-    map: &Map<String, Value>,
+    map: &LinearHistogram,
     path: &str,
     unit_ns: u64,
     cycles: u64,
@@ -169,6 +181,7 @@ pub(crate) fn linear_histogram(
     label: &str,
     notes: &mut Vec<String>,
 ) -> Result<Option<Histogram>, FormatError> {
+    let LinearHistogram(Entries(map)) = map;
     if map.is_empty() && buckets.is_none() {
         return Ok(None);
     }
@@ -178,12 +191,14 @@ pub(crate) fn linear_histogram(
     let mut top = 0u64;
     for (key, value) in map {
         let key_path = json::path(path, key);
-        let index: u64 = key.trim().parse().map_err(|_| FormatError::BadValue {
-            key: key_path.clone(),
-            expected: "a bucket number as key",
-            found: json::describe(&Value::String(key.clone())),
+        let index: u64 = key.trim().parse().map_err(|_| {
+            bad_value(
+                &key_path,
+                "a bucket number as key",
+                &Value::String(key.clone()),
+            )
         })?;
-        let count = json::count(value, &key_path)?;
+        let count = value.required(&key_path)?.0;
         let low = i64::try_from(index)
             .ok()
             .and_then(|i| i.checked_mul(unit))

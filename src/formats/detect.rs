@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::error::{FormatError, shorten};
 use super::model::{Format, Run};
+use super::schema::{Field, cyclictest, jitterdebugger as jitterdebugger_schema};
 use super::{
     cyclictest_hist, cyclictest_json, jitterdebugger, json, rtlat_json, xenomai_gnuplot,
     xenomai_latency,
@@ -36,8 +37,7 @@ fn detect_unmarked(text: &str) -> Result<Format, FormatError> {
         return Err(FormatError::Empty);
     }
     if trimmed.starts_with('{') {
-        let value = json::parse(text)?;
-        return json_format(&value);
+        return json_format(json::parse(text)?);
     }
     if cyclictest_hist::looks_like(text) {
         return Ok(Format::CyclictestHist);
@@ -56,22 +56,23 @@ fn detect_unmarked(text: &str) -> Result<Format, FormatError> {
 }
 
 /// Which JSON format `value` is.
-fn json_format(value: &Value) -> Result<Format, FormatError> {
+fn json_format(value: Value) -> Result<Format, FormatError> {
     let Some(top) = value.as_object() else {
         return Err(FormatError::UnknownJson { keys: Vec::new() });
     };
-    if rtlat_json::is_rtlat(top) {
-        Ok(Format::RtlatJson)
-    } else if top.contains_key("rt_test_version:")
-        || (top.contains_key("cmdline:") && top.contains_key("thread"))
-    {
-        Ok(Format::CyclictestJson)
-    } else if jitterdebugger::is_jitterdebugger(top) {
-        Ok(Format::Jitterdebugger)
-    } else {
-        Err(FormatError::UnknownJson {
-            keys: top.keys().take(8).cloned().collect(),
-        })
+    let keys: Vec<String> = top.keys().take(8).cloned().collect();
+    let Field::Valid(doc) = Field::<cyclictest::Document>::from_value(value.clone()) else {
+        return Err(FormatError::UnknownJson { keys });
+    };
+    if rtlat_json::is_rtlat(&doc) {
+        return Ok(Format::RtlatJson);
+    }
+    if !doc.rt_test_version.is_absent() || (!doc.cmdline.is_absent() && !doc.thread.is_absent()) {
+        return Ok(Format::CyclictestJson);
+    }
+    match Field::<jitterdebugger_schema::Document>::from_value(value) {
+        Field::Valid(doc) if jitterdebugger::is_jitterdebugger(&doc) => Ok(Format::Jitterdebugger),
+        _ => Err(FormatError::UnknownJson { keys }),
     }
 }
 

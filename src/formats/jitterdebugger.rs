@@ -16,27 +16,26 @@
 //!   the histogram's sum are counted here as overflows at or above 1000 units;
 //! * no overrun count.
 
-use serde_json::{Map, Value};
-
 use super::cyclictest_json;
 use super::error::FormatError;
 use super::json;
 use super::model::{Format, Run, Series};
+use super::schema::jitterdebugger::Document;
+use super::schema::{Count, Expected, bad_value};
 
 /// jitterdebugger's histogram size (`HIST_MAX_ENTRIES`): values past it are dropped.
 const HISTOGRAM_BUCKETS: u64 = 1000;
 
 /// Whether a JSON document is a jitterdebugger result: a `"version"` and a `"cpu"` object.
-pub(crate) fn is_jitterdebugger(top: &Map<String, Value>) -> bool {
-    top.contains_key("version") && top.get("cpu").is_some_and(Value::is_object)
+pub(crate) fn is_jitterdebugger(doc: &Document) -> bool {
+    !doc.version.is_absent() && doc.cpu.valid().is_some()
 }
 
 /// Reads a jitterdebugger `results.json`.
 pub fn parse(text: &str) -> Result<Run, FormatError> {
-    let value = json::parse(text)?;
-    let top = json::object(&value, "(document)")?;
+    let doc: Document = json::document(text)?;
     let mut run = Run::new(Format::Jitterdebugger);
-    let version = json::count(json::get(top, "", "version")?, "version")?;
+    let version = doc.version.required("version")?.0;
     run.settings.push(("version".into(), version.to_string()));
     if version != 3 {
         run.notes.push(format!(
@@ -44,41 +43,37 @@ pub fn parse(text: &str) -> Result<Run, FormatError> {
         ));
     }
     let mut unit_ns = 1000;
-    if let Some(sysinfo) = top.get("sysinfo") {
-        let sysinfo = json::object(sysinfo, "sysinfo")?;
+    if let Some(sysinfo) = doc.sysinfo.get("sysinfo")? {
         cyclictest_json::read_sysinfo(sysinfo, &mut run);
-        if let Some(r) = sysinfo.get("resolution_in_ns") {
-            unit_ns = json::count(r, "sysinfo.resolution_in_ns")?;
+        let key = "sysinfo.resolution_in_ns";
+        if let Some(r) = sysinfo.resolution_in_ns.raw() {
+            unit_ns = Count::of(&r)
+                .ok_or_else(|| bad_value(key, Count::EXPECTED, &r))?
+                .0;
             if unit_ns == 0 || unit_ns > 1_000_000_000 {
-                return Err(FormatError::BadValue {
-                    key: "sysinfo.resolution_in_ns".into(),
-                    expected: "1 … 1000000000",
-                    found: json::describe(r),
-                });
+                return Err(bad_value(key, "1 … 1000000000", &r));
             }
         }
     }
-    let cpus = json::object(json::get(top, "", "cpu")?, "cpu")?;
-    for key in json::numbered_keys(cpus) {
+    for (key, cpu) in doc.cpu.required("cpu")?.numbered() {
         let path = json::path("cpu", key);
-        let cpu = json::object(&cpus[key.as_str()], &path)?;
-        let field = |name: &str| json::get(cpu, &path, name);
+        let cpu = cpu.required(&path)?;
         let key_path = |name: &str| json::path(&path, name);
         let mut series = Series::new(format!("CPU{key}"));
         series.cpu = key.parse().ok();
         series.resolution_ns = unit_ns;
-        let count = json::count(field("count")?, &key_path("count"))?;
+        let count = cpu.count.required(&key_path("count"))?.0;
         series.cycles = Some(count);
         if count > 0 {
-            series.min = Some(json::nanoseconds(field("min")?, &key_path("min"), unit_ns)?);
-            series.max = Some(json::nanoseconds(field("max")?, &key_path("max"), unit_ns)?);
-            series.avg = Some(json::number(field("avg")?, &key_path("avg"))? * unit_ns as f64);
+            let (min, max) = (key_path("min"), key_path("max"));
+            series.min = Some(json::nanoseconds(cpu.min.required(&min)?, &min, unit_ns)?);
+            series.max = Some(json::nanoseconds(cpu.max.required(&max)?, &max, unit_ns)?);
+            series.avg = Some(cpu.avg.required(&key_path("avg"))?.0 * unit_ns as f64);
         }
-        if let Some(h) = cpu.get("histogram") {
-            let h_path = key_path("histogram");
+        if let Some(h) = cpu.histogram.get(&key_path("histogram"))? {
             series.histogram = cyclictest_json::linear_histogram(
-                json::object(h, &h_path)?,
-                &h_path,
+                h,
+                &key_path("histogram"),
                 unit_ns,
                 count,
                 Some(HISTOGRAM_BUCKETS),

@@ -36,6 +36,7 @@ pub mod jitterdebugger;
 mod json;
 pub mod model;
 pub mod rtlat_json;
+pub mod schema;
 pub mod xenomai_gnuplot;
 pub mod xenomai_latency;
 

@@ -9,59 +9,53 @@
 //! those objects (exact ns, percentiles within 0.78 %) and falls back to the cyclictest keys
 //! for a thread without one. The run's `"rtlat"` object gives the version and configuration.
 
-use serde_json::{Map, Value};
+use serde_json::{Number, Value};
 
 use super::cyclictest_json;
 use super::error::FormatError;
 use super::json;
 use super::model::{Bucket, Format, Histogram, Resolution, Run, Series};
+use super::schema::cyclictest::Document;
+use super::schema::rtlat::{self as schema, ThreadExtra};
+use super::schema::{Field, bad_value};
 
 /// Whether a JSON document is rtlat's: an `"rtlat"` object at the top or in a thread.
-pub(crate) fn is_rtlat(top: &Map<String, Value>) -> bool {
-    top.get("rtlat").is_some_and(Value::is_object)
-        || top
-            .get("thread")
-            .and_then(Value::as_object)
-            .is_some_and(|threads| {
-                threads
-                    .values()
-                    .any(|t| t.get("rtlat").is_some_and(Value::is_object))
-            })
+pub(crate) fn is_rtlat(doc: &Document) -> bool {
+    doc.rtlat.valid().is_some()
+        || doc.thread.valid().is_some_and(|threads| {
+            threads
+                .0
+                .iter()
+                .any(|(_, t)| t.valid().is_some_and(|t| t.rtlat.valid().is_some()))
+        })
 }
 
 /// Reads an rtlat `--json` file.
 pub fn parse(text: &str) -> Result<Run, FormatError> {
-    let value = json::parse(text)?;
-    let top = json::object(&value, "(document)")?;
+    let doc: Document = json::document(text)?;
     let mut run = Run::new(Format::RtlatJson);
-    cyclictest_json::read_header(top, &mut run)?;
-    if let Some(extra) = top.get("rtlat") {
-        let extra = json::object(extra, "rtlat")?;
-        if let Some(v) = extra.get("version") {
-            run.settings
-                .push(("rtlat_version".into(), json::scalar_text(v)));
+    cyclictest_json::read_header(&doc, &mut run)?;
+    if let Some(extra) = doc.rtlat.get("rtlat")? {
+        if let Some(version) = json::setting(&extra.version) {
+            run.settings.push(("rtlat_version".into(), version));
         }
-        if let Some(config) = extra.get("config").and_then(Value::as_object) {
+        if let Some(config) = extra.config.valid() {
             for (k, v) in config {
                 run.settings
                     .push((format!("config.{k}"), json::scalar_text(v)));
             }
         }
     }
-    let unit_ns = cyclictest_json::unit_ns(top)?;
-    let buckets = top
-        .get("cmdline:")
-        .and_then(Value::as_str)
-        .and_then(cyclictest_json::histogram_buckets);
-    let threads = json::object(json::get(top, "", "thread")?, "thread")?;
-    for key in json::numbered_keys(threads) {
+    let unit_ns = cyclictest_json::unit_ns(&doc)?;
+    let buckets = cyclictest_json::histogram_size(&doc);
+    for (key, thread) in doc.thread.required("thread")?.numbered() {
         let path = json::path("thread", key);
-        let thread = json::object(&threads[key.as_str()], &path)?;
-        let series = match thread.get("rtlat") {
+        let thread = thread.required(&path)?;
+        let extra_path = json::path(&path, "rtlat");
+        let series = match thread.rtlat.get(&extra_path)? {
             Some(extra) => {
-                let extra_path = json::path(&path, "rtlat");
-                let mut s = rtlat_series(key, json::object(extra, &extra_path)?, &extra_path)?;
-                if let Some(cpu) = thread.get("cpu").and_then(Value::as_i64) {
+                let mut s = rtlat_series(key, extra, &extra_path)?;
+                if let Some(cpu) = thread.cpu.valid().and_then(Number::as_i64) {
                     s.cpu = u32::try_from(cpu).ok();
                 }
                 s
@@ -81,102 +75,87 @@ pub fn parse(text: &str) -> Result<Run, FormatError> {
 }
 
 /// A series from a thread's `"rtlat"` object.
-fn rtlat_series(key: &str, extra: &Map<String, Value>, path: &str) -> Result<Series, FormatError> {
-    let field = |name: &str| json::get(extra, path, name);
+fn rtlat_series(key: &str, extra: &ThreadExtra, path: &str) -> Result<Series, FormatError> {
     let key_path = |name: &str| json::path(path, name);
-    if let Some(unit) = extra.get("unit") {
-        let unit_text = json::string(unit, &key_path("unit"))?;
-        if unit_text != "ns" {
-            return Err(FormatError::BadValue {
-                key: key_path("unit"),
-                expected: "\"ns\"",
-                found: json::describe(unit),
-            });
-        }
+    if let Some(unit) = extra.unit.get(&key_path("unit"))?
+        && unit != "ns"
+    {
+        return Err(bad_value(
+            &key_path("unit"),
+            "\"ns\"",
+            &Value::String(unit.clone()),
+        ));
     }
     let mut series = Series::new(format!("T{key}"));
     series.resolution_ns = 1;
-    series.cycles = Some(json::count(field("cycles")?, &key_path("cycles"))?);
-    let optional_ns = |name: &str| -> Result<Option<i64>, FormatError> {
-        match extra.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => json::nanoseconds(v, &key_path(name), 1).map(Some),
+    series.cycles = Some(extra.cycles.required(&key_path("cycles"))?.0);
+    let optional_ns = |field: &Field<Option<Number>>, name: &str| {
+        let key = key_path(name);
+        match field.get(&key)? {
+            None | Some(None) => Ok(None),
+            Some(Some(n)) => json::nanoseconds(n, &key, 1).map(Some),
         }
     };
-    series.min = optional_ns("min")?;
-    series.max = optional_ns("max")?;
-    series.avg = match extra.get("mean") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(json::number(v, &key_path("mean"))?),
-    };
-    series.overruns = match extra.get("overruns") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(json::count(v, &key_path("overruns"))?),
-    };
-    if let Some(h) = extra.get("histogram") {
-        let h_path = key_path("histogram");
-        series.histogram = Some(histogram(json::object(h, &h_path)?, &h_path)?);
+    series.min = optional_ns(&extra.min, "min")?;
+    series.max = optional_ns(&extra.max, "max")?;
+    series.avg = extra.mean.get(&key_path("mean"))?.copied().flatten();
+    series.overruns = extra
+        .overruns
+        .get(&key_path("overruns"))?
+        .copied()
+        .flatten()
+        .map(|c| c.0);
+    if let Some(h) = extra.histogram.get(&key_path("histogram"))? {
+        series.histogram = Some(histogram(h, &key_path("histogram"))?);
     }
     Ok(series)
 }
 
 /// rtlat-core's serialized histogram.
-fn histogram(h: &Map<String, Value>, path: &str) -> Result<Histogram, FormatError> {
+fn histogram(h: &schema::Histogram, path: &str) -> Result<Histogram, FormatError> {
     let key_path = |name: &str| json::path(path, name);
     let layout_path = key_path("layout");
-    let layout = json::object(json::get(h, path, "layout")?, &layout_path)?;
+    let layout = h.layout.required(&layout_path)?;
     let kind_path = json::path(&layout_path, "kind");
-    let kind_value = json::get(layout, &layout_path, "kind")?;
-    let resolution = match json::string(kind_value, &kind_path)? {
+    let resolution = match layout.kind.required(&kind_path)?.as_str() {
         "log-linear" => {
             let p_path = json::path(&layout_path, "precision");
-            let precision = json::count(json::get(layout, &layout_path, "precision")?, &p_path)?;
+            let precision = layout.precision.required(&p_path)?.0;
             Resolution::LogLinear {
                 precision: precision.min(62) as u32,
             }
         }
         "linear" => {
             let w_path = json::path(&layout_path, "width");
-            let width = json::count(json::get(layout, &layout_path, "width")?, &w_path)?;
+            let width = layout.width.required(&w_path)?.0;
             Resolution::Linear {
                 width_ns: width.max(1),
             }
         }
-        _ => {
-            return Err(FormatError::BadValue {
-                key: kind_path,
-                expected: "\"log-linear\" or \"linear\"",
-                found: json::describe(kind_value),
-            });
+        kind => {
+            return Err(bad_value(
+                &kind_path,
+                "\"log-linear\" or \"linear\"",
+                &Value::String(kind.to_string()),
+            ));
         }
     };
-    let underflow = json::count(json::get(h, path, "underflow")?, &key_path("underflow"))?;
-    let overflow = json::count(json::get(h, path, "overflow")?, &key_path("overflow"))?;
+    let underflow = h.underflow.required(&key_path("underflow"))?.0;
+    let overflow = h.overflow.required(&key_path("overflow"))?.0;
     let list_path = key_path("buckets");
-    let list_value = json::get(h, path, "buckets")?;
-    let list = list_value.as_array().ok_or_else(|| FormatError::BadValue {
-        key: list_path.clone(),
-        expected: "an array",
-        found: json::describe(list_value),
-    })?;
+    let list = h.buckets.required(&list_path)?;
     let mut buckets = Vec::with_capacity(list.len());
     let (mut underflow_limit, mut overflow_limit) = (None, None);
     for (i, b) in list.iter().enumerate() {
         let b_path = format!("{list_path}[{i}]");
-        let o = json::object(b, &b_path)?;
-        let bound = |name: &str| -> Result<i64, FormatError> {
-            let v = json::get(o, &b_path, name)?;
-            v.as_i64().ok_or_else(|| FormatError::BadValue {
-                key: json::path(&b_path, name),
-                expected: "an integer (ns)",
-                found: json::describe(v),
-            })
+        let o = b.required(&b_path)?;
+        let bound = |field: &Field<i64>, name: &str| {
+            field
+                .required_as(&json::path(&b_path, name), "an integer (ns)")
+                .copied()
         };
-        let (low, high) = (bound("low")?, bound("high")?);
-        let count = json::count(
-            json::get(o, &b_path, "count")?,
-            &json::path(&b_path, "count"),
-        )?;
+        let (low, high) = (bound(&o.low, "low")?, bound(&o.high, "high")?);
+        let count = o.count.required(&json::path(&b_path, "count"))?.0;
         if low == i64::MIN && high < i64::MAX {
             underflow_limit = Some(high.saturating_add(1));
         } else if high == i64::MAX && low > i64::MIN {

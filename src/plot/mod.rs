@@ -29,14 +29,14 @@ use plotters::prelude::*;
 use crate::exit_status;
 
 use self::figure::Figure;
-use self::options::{ImageKind, Options, Parsed, USAGE};
+use self::options::{ImageKind, Options, Parsed, usage};
 
 /// Runs `rtlat plot ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
     let options = match options::parse(args) {
         Ok(Parsed::Plot(options)) => options,
         Ok(Parsed::Help) => {
-            crate::outln!("{USAGE}\n\n{}", exit_status::HELP);
+            crate::outln!("{}\n\n{}", usage(), exit_status::HELP);
             return ExitCode::SUCCESS;
         }
         Err(message) => {

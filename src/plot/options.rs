@@ -2,9 +2,12 @@
 
 use std::path::PathBuf;
 
-/// The usage text (`rtlat plot --help`).
-pub const USAGE: &str =
-    "Usage: rtlat plot FILE [FILE …] -o OUT.svg|OUT.png [--title TEXT] [--size WxH] [--x-max US]
+use crate::options::{self, Grammar, Spec, UsageError};
+
+/// The usage text (`rtlat plot --help`): the options part written from [`SPECS`].
+pub fn usage() -> String {
+    format!(
+        "Usage: rtlat plot FILE [FILE …] -o OUT.svg|OUT.png [--title TEXT] [--size WxH] [--x-max US]
 
 Draws latency histograms as OSADL's latency plots do: latency (µs, linear) against the number
 of samples (log scale from 1; empty buckets are not drawn), one curve per thread or CPU, the
@@ -21,23 +24,61 @@ Files are detected from their content: rtlat or cyclictest --json files, cyclict
 histogram output, jitterdebugger results.json, Xenomai latency output and its -g gnuplot file.
 
 Options:
-  -o, --output OUT  the image to write, OUT.svg or OUT.png (a file is replaced atomically,
-                    keeping its owner and mode; a device or FIFO is written to)
-  --title TEXT      the title's first line, instead of the host and kernel
-  --size WxH        the image's size in pixels (default 1200x800, 1200x1150 with a time
-                    series, taller when a long legend needs it)
-  --x-max US        end the latency axis at US µs (to see the bulk when a rare outlier would
-                    squeeze it); maxima beyond are still written at the right edge and in the
-                    legend
-  -h, --help        this help
-
+{}
 PNG text needs a TrueType font: DejaVu Sans (Debian: fonts-dejavu-core), Liberation Sans or
 another sans-serif font under /usr/share/fonts, or the file named by RTLAT_FONT. SVG needs none.
 
 A bad option, a missing or unreadable file, a file that is not a latency result, an image
 that cannot be made, and an output that cannot be written (a missing or unwritable folder,
 a directory, a file of /proc or /sys) are refused with status 2, before drawing; an image
-drawn whose file then fails to be written (a full disk) exits with status 4.";
+drawn whose file then fails to be written (a full disk) exits with status 4.",
+        crate::options::help::options(SPECS, 20)
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    Output,
+    Title,
+    Size,
+    XMax,
+    Help,
+}
+
+/// `rtlat plot`'s options; the files are its operands.
+const SPECS: &[Spec<Opt>] = &[
+    Spec::new(Opt::Output)
+        .short('o')
+        .long("output")
+        .value("OUT", "a file name (OUT.svg or OUT.png)")
+        .help(
+            "the image to write, OUT.svg or OUT.png (a file is replaced atomically,\n\
+             keeping its owner and mode; a device or FIFO is written to)",
+        ),
+    Spec::new(Opt::Title)
+        .long("title")
+        .value("TEXT", "a text")
+        .help("the title's first line, instead of the host and kernel"),
+    Spec::new(Opt::Size)
+        .long("size")
+        .value("WxH", "WIDTHxHEIGHT, e.g. 1200x800")
+        .help(
+            "the image's size in pixels (default 1200x800, 1200x1150 with a time\n\
+             series, taller when a long legend needs it)",
+        ),
+    Spec::new(Opt::XMax)
+        .long("x-max")
+        .value("US", "a latency in µs")
+        .help(
+            "end the latency axis at US µs (to see the bulk when a rare outlier would\n\
+             squeeze it); maxima beyond are still written at the right edge and in the\n\
+             legend",
+        ),
+    Spec::new(Opt::Help)
+        .short('h')
+        .long("help")
+        .help("this help"),
+];
 
 /// What the image is written as, from the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,59 +118,48 @@ pub enum Parsed {
 /// Smallest and largest image side accepted by `--size`.
 pub const SIZE_LIMITS: (u32, u32) = (400, 8000);
 
-/// Parses `rtlat plot`'s arguments; the error is one line for the user.
+/// Parses `rtlat plot`'s arguments (what was typed: the files are read and the output
+/// checked after); the error is one line for the user.
 pub fn parse(args: &[String]) -> Result<Parsed, String> {
-    let mut files = Vec::new();
+    let grammar = Grammar {
+        operands: true,
+        ..Grammar::default()
+    };
+    let scanned = options::scan_with(args, SPECS, &(), grammar).map_err(|e| match e {
+        UsageError::UnknownOption { option } => format!(
+            "unknown option '{option}'; accepted: -o/--output, --title, --size, --x-max, --help"
+        ),
+        // A value missing is the last word's: the option as typed.
+        UsageError::MissingValue { expected, .. } => format!(
+            "{} needs {expected}",
+            args.last().map(String::as_str).unwrap_or_default()
+        ),
+        other => other.to_string(),
+    })?;
+    if scanned.options.iter().any(|f| f.id == Opt::Help) {
+        return Ok(Parsed::Help);
+    }
+    let files = scanned.operands;
     let mut output: Option<String> = None;
     let mut title = None;
     let mut size = None;
     let mut x_max_us = None;
-    let mut options_done = false;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        i += 1;
-        if options_done || arg == "-" || !arg.starts_with('-') {
-            files.push(arg.to_string());
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (arg, None),
-        };
-        let mut value = |what: &str| -> Result<String, String> {
-            if let Some(v) = inline.clone() {
-                return Ok(v);
-            }
-            let v = args
-                .get(i)
-                .cloned()
-                .ok_or_else(|| format!("{name} needs {what}"))?;
-            i += 1;
-            Ok(v)
-        };
-        match name {
-            "--" => options_done = true,
-            "-h" | "--help" => return Ok(Parsed::Help),
-            "-o" | "--output" => output = Some(value("a file name (OUT.svg or OUT.png)")?),
-            "--title" => title = Some(value("a text")?),
-            "--size" => size = Some(parse_size(&value("WIDTHxHEIGHT, e.g. 1200x800")?)?),
-            "--x-max" => {
-                let text = value("a latency in µs")?;
-                let v: f64 = text
+    for found in scanned.options {
+        let value = found.value.unwrap_or_default();
+        match found.id {
+            Opt::Help => {}
+            Opt::Output => output = Some(value),
+            Opt::Title => title = Some(value),
+            Opt::Size => size = Some(parse_size(&value)?),
+            Opt::XMax => {
+                let v: f64 = value
                     .parse()
                     .ok()
                     .filter(|v: &f64| v.is_finite() && *v > 0.0 && *v <= 1e9)
                     .ok_or(format!(
-                        "--x-max '{text}': expected a positive number of µs"
+                        "--x-max '{value}': expected a positive number of µs"
                     ))?;
                 x_max_us = Some(v);
-            }
-            _ if name.starts_with("-o") && name.len() > 2 => output = Some(name[2..].to_string()),
-            _ => {
-                return Err(format!(
-                    "unknown option '{name}'; accepted: -o/--output, --title, --size, --x-max, --help"
-                ));
             }
         }
     }

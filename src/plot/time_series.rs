@@ -2,8 +2,10 @@
 //! (`thread.N.rtlat.seconds`, read here from the file itself) and Xenomai `latency` output
 //! (one `RTD|` line a second, read by [`crate::formats`]).
 
+use crate::formats::schema::Field;
+use crate::formats::schema::cyclictest::{Document, Thread};
 use crate::formats::{Format, Run};
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 /// One thread's maxima over time.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,42 +47,55 @@ pub fn timelines(run: &Run, text: &str) -> Result<Vec<Timeline>, String> {
 /// `thread.N.rtlat.seconds = {"period_s": p, "entries": [{"t": s, "max": ns|null, …}]}`.
 fn rtlat_seconds(text: &str) -> Result<Vec<Timeline>, String> {
     let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let Some(threads) = doc.get("thread").and_then(Value::as_object) else {
+    let Field::Valid(doc) = Field::<Document>::from_value(doc) else {
         return Ok(Vec::new());
     };
-    let mut keys: Vec<(u64, &String)> = threads
-        .keys()
-        .filter_map(|k| k.parse().ok().map(|n| (n, k)))
+    let Some(threads) = doc.thread.valid() else {
+        return Ok(Vec::new());
+    };
+    let mut keys: Vec<(u64, &String, &Field<Thread>)> = threads
+        .0
+        .iter()
+        .filter_map(|(k, t)| k.parse().ok().map(|n| (n, k, t)))
         .collect();
-    keys.sort();
+    keys.sort_by(|(n, k, _), (m, l, _)| (n, k).cmp(&(m, l)));
     let mut timelines = Vec::new();
-    for (_, key) in keys {
-        let Some(seconds) = threads[key].get("rtlat").and_then(|r| r.get("seconds")) else {
+    for (_, key, thread) in keys {
+        let Some(seconds) = thread
+            .valid()
+            .and_then(|t| t.rtlat.valid())
+            .map(|r| &r.seconds)
+        else {
             continue;
         };
+        if seconds.is_absent() {
+            continue;
+        }
+        let seconds = seconds.valid();
         let path = format!("thread.{key}.rtlat.seconds");
         let period_s = seconds
-            .get("period_s")
-            .and_then(Value::as_f64)
+            .and_then(|s| s.period_s.valid())
+            .and_then(Number::as_f64)
             .filter(|p| p.is_finite() && *p > 0.0)
             .ok_or_else(|| format!("{path}.period_s: expected a positive number of seconds"))?;
         let entries = seconds
-            .get("entries")
-            .and_then(Value::as_array)
+            .and_then(|s| s.entries.valid())
             .ok_or_else(|| format!("{path}.entries: expected an array"))?;
         let mut points = Vec::with_capacity(entries.len());
         for (i, entry) in entries.iter().enumerate() {
+            let entry = entry.valid();
             let t = entry
-                .get("t")
-                .and_then(Value::as_f64)
+                .and_then(|e| e.t.valid())
+                .and_then(Number::as_f64)
                 .filter(|t| t.is_finite())
                 .ok_or_else(|| format!("{path}.entries[{i}].t: expected seconds"))?;
-            let max = match entry.get("max") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    v.as_i64()
-                        .ok_or_else(|| format!("{path}.entries[{i}].max: expected ns"))?,
-                ),
+            let max = match entry.map(|e| &e.max) {
+                None => None,
+                Some(max) => max
+                    .get("max")
+                    .map_err(|_| format!("{path}.entries[{i}].max: expected ns"))?
+                    .copied()
+                    .flatten(),
             };
             points.push((t, max));
         }

@@ -11,7 +11,7 @@ use serde_json::Value;
 /// A tree of rtlat-linux's test data (`vm-2cpu`, `hp-t630`, `dell-optiplex-755`).
 pub fn linux_tree(name: &str) -> String {
     format!(
-        "{}/rtlat-linux/tests/data/{name}",
+        "{}/rtlat-system/tests/data/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -20,7 +20,7 @@ pub fn linux_tree(name: &str) -> String {
 /// `dell-optiplex-755`).
 pub fn fixture(name: &str) -> String {
     format!(
-        "{}/rtlat-linux/tests/data/cmdline/{name}.txt",
+        "{}/rtlat-system/tests/data/cmdline/{name}.txt",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -2,10 +2,11 @@
 
 /// A bucket counter. Increments saturate at [`Counter::MAX`] instead of wrapping, so a
 /// counter never silently restarts from zero; [`crate::Histogram::is_saturated`] reports it.
+/// (A `u64` counter, incremented once per value, cannot get there: see its `increment`.)
 pub trait Counter: Copy + Default + PartialEq + core::fmt::Debug {
     /// The largest count the counter holds.
     const MAX: u64;
-    /// Adds one, saturating.
+    /// Adds one, saturating (where the maximum is reachable).
     fn increment(&mut self);
     /// Adds `n`, saturating.
     fn add(&mut self, n: u64);
@@ -30,9 +31,12 @@ impl Counter for u32 {
 
 impl Counter for u64 {
     const MAX: u64 = u64::MAX;
+    /// Adds one. Incremented once per recorded value, a `u64` cannot reach its maximum (2^64
+    /// values take 584 years at one per nanosecond), so the saturation check is left out of
+    /// the hot path: one increment in memory.
     #[inline(always)]
     fn increment(&mut self) {
-        *self = self.saturating_add(1);
+        *self = self.wrapping_add(1);
     }
     fn add(&mut self, n: u64) {
         *self = self.saturating_add(n);

@@ -172,6 +172,23 @@ impl Linear {
     pub const fn width(&self) -> u64 {
         self.width.divisor()
     }
+
+    /// The counter index (`1..=len-2`) of the bucket `value` falls in, the same as
+    /// [`Layout::index`] gives; `None` when it goes to a guard instead (below `low`, or past
+    /// the last bucket). One compare decides, so a recorder that treats the guards apart
+    /// (cyclictest's overflow list) keeps them off its common path.
+    #[inline(always)]
+    pub const fn in_range_index(&self, value: i64, len: usize) -> Option<usize> {
+        if value < self.low {
+            return None;
+        }
+        let q = self.width.divide(value.wrapping_sub(self.low) as u64);
+        if q < len.saturating_sub(2) as u64 {
+            Some(q as usize + 1)
+        } else {
+            None
+        }
+    }
 }
 
 impl Layout for Linear {
@@ -181,11 +198,14 @@ impl Layout for Linear {
             return 0;
         }
         let offset = value.wrapping_sub(self.low) as u64; // exact: value >= low
-        let index = self.width.divide(offset).saturating_add(1);
-        if index > (len - 1) as u64 {
-            len - 1
+        // Bucket `q + 1`, or the overflow guard `len - 1` from `q = len - 2` on (no
+        // saturating add needed: `q + 1` is only formed below `len - 1`).
+        let q = self.width.divide(offset);
+        let last = len - 1;
+        if q >= last as u64 {
+            last
         } else {
-            index as usize
+            q as usize + 1
         }
     }
 

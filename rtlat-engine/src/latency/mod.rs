@@ -152,7 +152,7 @@ pub fn run_thread(
         // a second may leave the last deadline well before it); a stop signal cuts this.
         let mut sleep = AbsoluteSleep::new(id);
         match sleep.sleep_until(end_ns) {
-            Ok(()) | Err(rtlat_linux::Error::Cancelled) => {}
+            Ok(()) | Err(rtlat_linux::SleepError::Cancelled) => {}
             Err(e) => return Err(e.to_string()),
         }
     }

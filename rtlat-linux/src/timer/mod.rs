@@ -13,7 +13,7 @@
 //! (`EINTR`) makes it sleep again to the same deadline, never return early or lose a cycle.
 //! The one exception ends the run: once
 //! [`cancel_measurement`](crate::signals::cancel_measurement) was called, an interrupted
-//! sleep returns [`Error::Cancelled`] (the flag is read only after an interruption, never on
+//! sleep returns [`SleepError::Cancelled`] (the flag is read only after an interruption, never on
 //! the way to a sleep).
 //! On the hot path none allocates, locks or formats, and none makes a system call beyond the
 //! sleep or wait (plus, for the two relative sleeps, the one clock read; plus, for the two
@@ -26,9 +26,11 @@
 //! backwards during one shows as an early (negative) latency.
 
 mod absolute;
+mod error;
 mod nanosleep;
 mod posix;
 mod relative;
+mod retry;
 mod timerfd;
 
 #[cfg(test)]
@@ -40,62 +42,9 @@ use core::str::FromStr;
 use rtlat_core::Timer;
 
 use crate::clock::ClockId;
-use crate::error::Error;
-
-/// Runs `sleep` until it returns without `EINTR`: a signal handler that interrupts a sleep
-/// makes it sleep again (the closure recomputes what is left), never return early — unless
-/// the measurement was cancelled ([`Error::Cancelled`]).
-#[inline(always)]
-pub(crate) fn until_not_interrupted(
-    call: &'static str,
-    mut sleep: impl FnMut() -> Result<(), crate::error::Errno>,
-) -> Result<(), Error> {
-    loop {
-        match sleep() {
-            Ok(()) => return Ok(()),
-            Err(crate::error::Errno::EINTR) => interrupted()?,
-            Err(errno) => return Err(Error::Sleep { call, errno }),
-        }
-    }
-}
-
-/// After a signal cut a sleep or wait short: [`Error::Cancelled`] if the measurement was
-/// cancelled, else `Ok` (sleep again). Off the hot path: only an interruption gets here.
-#[cold]
-#[inline(never)]
-pub(crate) fn interrupted() -> Result<(), Error> {
-    crate::sys::note_eintr();
-    if crate::signals::measurement_cancelled() {
-        Err(Error::Cancelled)
-    } else {
-        Ok(())
-    }
-}
-
-/// Sleeps what is left until `deadline` on `clock` with the relative `sleep`, reading the
-/// clock again after every interruption. Returns at once when the deadline has passed;
-/// [`Error::Cancelled`] when interrupted after the measurement was cancelled.
-#[inline(always)]
-pub(crate) fn sleep_rest(
-    clock: &crate::clock::PosixClock,
-    deadline: u64,
-    call: &'static str,
-    mut sleep: impl FnMut(&libc::timespec) -> Result<(), crate::error::Errno>,
-) -> Result<(), Error> {
-    loop {
-        let now = clock.now_ns()?;
-        if now >= deadline {
-            return Ok(());
-        }
-        match sleep(&crate::clock::timespec_from_ns(deadline - now)) {
-            Ok(()) => return Ok(()),
-            Err(crate::error::Errno::EINTR) => interrupted()?,
-            Err(errno) => return Err(Error::Sleep { call, errno }),
-        }
-    }
-}
 
 pub use absolute::AbsoluteSleep;
+pub use error::{SleepError, TimerCall, TimerError, UnknownTimer};
 pub use nanosleep::NanoSleep;
 pub use posix::{PosixTimer, default_timer_signal};
 pub use relative::RelativeSleep;
@@ -146,18 +95,18 @@ impl fmt::Display for TimerKind {
 }
 
 impl FromStr for TimerKind {
-    type Err = Error;
+    type Err = UnknownTimer;
 
     /// `absolute` (`clock_nanosleep`), `relative`, `nanosleep`, `posix` (`timer_create`),
     /// `timerfd`; case-insensitive.
-    fn from_str(s: &str) -> Result<Self, Error> {
+    fn from_str(s: &str) -> Result<Self, UnknownTimer> {
         match s.trim().to_ascii_lowercase().as_str() {
             "absolute" | "abs" | "clock_nanosleep" => Ok(TimerKind::Absolute),
             "relative" | "rel" => Ok(TimerKind::Relative),
             "nanosleep" => Ok(TimerKind::NanoSleep),
             "posix" | "posix-timer" | "timer_create" => Ok(TimerKind::PosixTimer),
             "timerfd" => Ok(TimerKind::TimerFd),
-            _ => Err(Error::UnknownTimer(s.to_owned())),
+            _ => Err(UnknownTimer(s.to_owned())),
         }
     }
 }
@@ -181,9 +130,9 @@ pub enum AnyTimer {
 impl AnyTimer {
     /// A `kind` timer on `clock`; the periodic ones are armed for deadlines `interval_ns`
     /// apart (the sleeps ignore it). Error for a zero interval.
-    pub fn new(kind: TimerKind, clock: ClockId, interval_ns: u64) -> Result<Self, Error> {
+    pub fn new(kind: TimerKind, clock: ClockId, interval_ns: u64) -> Result<Self, TimerError> {
         if interval_ns == 0 {
-            return Err(Error::ZeroInterval);
+            return Err(TimerError::ZeroInterval);
         }
         Ok(match kind {
             TimerKind::Absolute => AnyTimer::Absolute(AbsoluteSleep::new(clock)),
@@ -207,10 +156,10 @@ impl AnyTimer {
 }
 
 impl Timer for AnyTimer {
-    type Error = Error;
+    type Error = SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         match self {
             AnyTimer::Absolute(t) => t.sleep_until(deadline),
             AnyTimer::Relative(t) => t.sleep_until(deadline),

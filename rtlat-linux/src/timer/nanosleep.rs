@@ -2,8 +2,8 @@
 
 use rtlat_core::Timer;
 
+use super::error::{SleepError, TimerCall};
 use crate::clock::{ClockId, PosixClock};
-use crate::error::Error;
 use crate::sys;
 
 /// Reads the clock and sleeps `deadline − now` with `nanosleep(2)`.
@@ -11,7 +11,7 @@ use crate::sys;
 /// `nanosleep` always measures its duration on `CLOCK_MONOTONIC`; the clock given here is the
 /// one read for `now` (and so the one the deadline is on). After a signal handler interrupts
 /// the sleep, the clock is read again and the rest is slept, so the return is never early
-/// (once the measurement is cancelled, it returns [`Error::Cancelled`] instead).
+/// (once the measurement is cancelled, it returns [`SleepError::Cancelled`] instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct NanoSleep {
     clock: PosixClock,
@@ -32,11 +32,11 @@ impl NanoSleep {
 }
 
 impl Timer for NanoSleep {
-    type Error = Error;
+    type Error = SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
-        super::sleep_rest(&self.clock, deadline, "nanosleep", |rest| {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
+        super::retry::sleep_rest(&self.clock, deadline, TimerCall::Nanosleep, |rest| {
             sys::nanosleep(rest)
         })
     }

@@ -7,8 +7,9 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use libc::{c_int, sigset_t};
 use rtlat_core::Timer;
 
+use super::error::{SleepError, TimerCall, TimerError};
 use crate::clock::{ClockId, timespec_from_ns};
-use crate::error::{Errno, Error};
+use crate::errno::Errno;
 use crate::sys::{self, PosixTimerHandle};
 
 /// The signal a [`PosixTimer`] uses unless told otherwise: `SIGRTMIN + 0`, the first real-time
@@ -39,7 +40,7 @@ static NEXT_TOKEN: AtomicUsize = AtomicUsize::new(1);
 /// one system call.
 ///
 /// Signals with handlers (e.g. `SIGUSR1`) interrupt the wait with `EINTR`; it waits again
-/// (or returns [`Error::Cancelled`] once the measurement was cancelled).
+/// (or returns [`SleepError::Cancelled`] once the measurement was cancelled).
 /// A signal of the timer's number that is not one of its expiries (sent with `kill`, or from
 /// another timer) is taken and ignored.
 ///
@@ -63,25 +64,25 @@ pub struct PosixTimer {
 impl PosixTimer {
     /// A timer on `clock` for deadlines `interval_ns` apart, signalling with
     /// [`default_timer_signal`]. Error for a zero interval or if the kernel refuses the timer.
-    pub fn new(clock: ClockId, interval_ns: u64) -> Result<Self, Error> {
+    pub fn new(clock: ClockId, interval_ns: u64) -> Result<Self, TimerError> {
         Self::with_signal(clock, interval_ns, default_timer_signal())
     }
 
     /// Like [`new`](Self::new) with the real-time signal `signo` (SIGRTMIN..=SIGRTMAX).
-    pub fn with_signal(clock: ClockId, interval_ns: u64, signo: i32) -> Result<Self, Error> {
+    pub fn with_signal(clock: ClockId, interval_ns: u64, signo: i32) -> Result<Self, TimerError> {
         if interval_ns == 0 {
-            return Err(Error::ZeroInterval);
+            return Err(TimerError::ZeroInterval);
         }
         let (min, max) = (sys::sigrtmin(), sys::sigrtmax());
         if !(min..=max).contains(&signo) {
-            return Err(Error::InvalidSignal { signo, min, max });
+            return Err(TimerError::InvalidSignal { signo, min, max });
         }
-        let setup = |call| move |errno| Error::TimerSetup { call, errno };
-        let set = sys::sigset_of(signo).map_err(setup("sigaddset"))?;
-        sys::block_signals(&set).map_err(setup("pthread_sigmask"))?;
+        let setup = |call| move |errno| TimerError::TimerSetup { call, errno };
+        let set = sys::sigset_of(signo).map_err(setup(TimerCall::Sigaddset))?;
+        sys::block_signals(&set).map_err(setup(TimerCall::PthreadSigmask))?;
         let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
         let timer = PosixTimerHandle::create(clock.raw(), signo, sys::gettid(), token)
-            .map_err(setup("timer_create"))?;
+            .map_err(setup(TimerCall::TimerCreate))?;
         Ok(PosixTimer {
             timer,
             clock,
@@ -112,21 +113,21 @@ impl PosixTimer {
     /// Disarms the timer, takes any expiry still pending, and arms it periodic from
     /// `deadline` (an absolute time; a value in the past fires at once).
     #[cold]
-    fn arm(&mut self, deadline: u64) -> Result<(), Error> {
-        let setup = |call| move |errno| Error::TimerSetup { call, errno };
+    fn arm(&mut self, deadline: u64) -> Result<(), SleepError> {
+        let setup = |call| move |errno| SleepError::TimerSetup { call, errno };
         let zero = sys::timespec(0, 0);
         if self.expected.is_some() {
             self.timer
                 .settime(0, &sys::itimerspec(zero, zero))
-                .map_err(setup("timer_settime"))?;
-            self.drain().map_err(setup("sigtimedwait"))?;
+                .map_err(setup(TimerCall::TimerSettime))?;
+            self.drain().map_err(setup(TimerCall::Sigtimedwait))?;
         }
         // An all-zero value would disarm: the earliest time is 1 ns.
         let value = timespec_from_ns(deadline.max(1));
         let spec = sys::itimerspec(value, timespec_from_ns(self.interval));
         self.timer
             .settime(libc::TIMER_ABSTIME, &spec)
-            .map_err(setup("timer_settime"))?;
+            .map_err(setup(TimerCall::TimerSettime))?;
         self.expected = Some(deadline);
         Ok(())
     }
@@ -139,10 +140,10 @@ impl PosixTimer {
 }
 
 impl Timer for PosixTimer {
-    type Error = Error;
+    type Error = SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         if self.expected != Some(deadline) {
             self.arm(deadline)?;
         }
@@ -160,13 +161,13 @@ impl Timer for PosixTimer {
                     // timer was given the wake-up signal's number.
                     sys::note_foreign_signal();
                     if crate::signals::measurement_cancelled() {
-                        return Err(Error::Cancelled);
+                        return Err(SleepError::Cancelled);
                     }
                 }
-                Err(Errno::EINTR) => super::interrupted()?,
+                Err(Errno::EINTR) => super::retry::interrupted()?,
                 Err(errno) => {
-                    return Err(Error::TimerWait {
-                        call: "sigwaitinfo",
+                    return Err(SleepError::TimerWait {
+                        call: TimerCall::Sigwaitinfo,
                         errno,
                     });
                 }

@@ -3,8 +3,8 @@
 
 use rtlat_core::Timer;
 
+use super::error::{SleepError, TimerCall};
 use crate::clock::{ClockId, PosixClock};
-use crate::error::Error;
 use crate::sys;
 
 /// Reads the clock and sleeps `deadline − now` with `clock_nanosleep(clock, 0, …)`.
@@ -12,7 +12,7 @@ use crate::sys;
 /// Time spent between the clock read and the start of the sleep is added to the latency:
 /// that is what this mode measures (cyclictest `-r`). After a signal handler interrupts the
 /// sleep, the clock is read again and the rest is slept, so the return is never early (once
-/// the measurement is cancelled, it returns [`Error::Cancelled`] instead).
+/// the measurement is cancelled, it returns [`SleepError::Cancelled`] instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RelativeSleep {
     clock: PosixClock,
@@ -33,12 +33,12 @@ impl RelativeSleep {
 }
 
 impl Timer for RelativeSleep {
-    type Error = Error;
+    type Error = SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         let clock_id = self.clock.id().raw();
-        super::sleep_rest(&self.clock, deadline, "clock_nanosleep", |rest| {
+        super::retry::sleep_rest(&self.clock, deadline, TimerCall::ClockNanosleep, |rest| {
             sys::clock_nanosleep_rel(clock_id, rest)
         })
     }

@@ -247,11 +247,11 @@ fn kinds_parse_and_print() {
     assert_eq!("POSIX".parse::<TimerKind>().unwrap(), TimerKind::PosixTimer);
     assert_eq!(
         "hpet".parse::<TimerKind>().unwrap_err(),
-        Error::UnknownTimer("hpet".into())
+        UnknownTimer("hpet".into())
     );
     assert_eq!(
         AnyTimer::new(TimerKind::TimerFd, ClockId::Monotonic, 0).unwrap_err(),
-        Error::ZeroInterval
+        TimerError::ZeroInterval
     );
     let timer = AnyTimer::new(TimerKind::NanoSleep, ClockId::Monotonic, 1).unwrap();
     assert_eq!(timer.kind(), TimerKind::NanoSleep);
@@ -259,7 +259,7 @@ fn kinds_parse_and_print() {
 
 /// Sleeps to `deadline` and returns how late the wake-up was (never negative).
 fn sleep_and_check(
-    timer: &mut impl Timer<Error = Error>,
+    timer: &mut impl Timer<Error = SleepError>,
     clock: &PosixClock,
     deadline: u64,
 ) -> u64 {
@@ -334,13 +334,13 @@ fn posix_timers_on_two_threads_keep_their_own_expiries() {
 fn posix_timer_signal_and_interval_are_checked() {
     assert_eq!(
         PosixTimer::new(ClockId::Monotonic, 0).unwrap_err(),
-        Error::ZeroInterval
+        TimerError::ZeroInterval
     );
     let (min, max) = (libc::SIGRTMIN(), libc::SIGRTMAX());
     for signo in [libc::SIGUSR1, libc::SIGKILL, 0, min - 1, max + 1] {
         assert_eq!(
             PosixTimer::with_signal(ClockId::Monotonic, INTERVAL, signo).unwrap_err(),
-            Error::InvalidSignal { signo, min, max }
+            TimerError::InvalidSignal { signo, min, max }
         );
     }
     thread::spawn(move || {

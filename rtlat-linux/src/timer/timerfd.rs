@@ -5,8 +5,9 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rtlat_core::Timer;
 
+use super::error::{SleepError, TimerCall, TimerError};
 use crate::clock::{ClockId, timespec_from_ns};
-use crate::error::{Errno, Error};
+use crate::errno::Errno;
 use crate::sys;
 
 /// A `timerfd` armed once, periodic, with `TFD_TIMER_ABSTIME`; each
@@ -16,7 +17,7 @@ use crate::sys;
 /// When a deadline is not the expiry the timer expects next (the first sleep, or after the
 /// schedule skipped deadlines), `timerfd_settime` re-arms it at that deadline, which also
 /// clears the expiry count. A signal handler interrupting the `read` makes it read again
-/// (or return [`Error::Cancelled`] once the measurement was cancelled).
+/// (or return [`SleepError::Cancelled`] once the measurement was cancelled).
 /// It can be created on any thread and moved (it is `Send`).
 #[derive(Debug)]
 pub struct TimerFd {
@@ -30,12 +31,12 @@ pub struct TimerFd {
 impl TimerFd {
     /// A timerfd on `clock` for deadlines `interval_ns` apart. Error for a zero interval or if
     /// the kernel refuses the timer.
-    pub fn new(clock: ClockId, interval_ns: u64) -> Result<Self, Error> {
+    pub fn new(clock: ClockId, interval_ns: u64) -> Result<Self, TimerError> {
         if interval_ns == 0 {
-            return Err(Error::ZeroInterval);
+            return Err(TimerError::ZeroInterval);
         }
-        let fd = sys::timerfd_create(clock.raw()).map_err(|errno| Error::TimerSetup {
-            call: "timerfd_create",
+        let fd = sys::timerfd_create(clock.raw()).map_err(|errno| TimerError::TimerSetup {
+            call: TimerCall::TimerfdCreate,
             errno,
         })?;
         Ok(TimerFd {
@@ -58,13 +59,13 @@ impl TimerFd {
 
     /// Arms the timer periodic from `deadline` (absolute; in the past fires at once).
     #[cold]
-    fn arm(&mut self, deadline: u64) -> Result<(), Error> {
+    fn arm(&mut self, deadline: u64) -> Result<(), SleepError> {
         // An all-zero value would disarm: the earliest time is 1 ns.
         let value = timespec_from_ns(deadline.max(1));
         let spec = sys::itimerspec(value, timespec_from_ns(self.interval));
         sys::timerfd_settime(self.fd.as_fd(), libc::TFD_TIMER_ABSTIME, &spec).map_err(|errno| {
-            Error::TimerSetup {
-                call: "timerfd_settime",
+            SleepError::TimerSetup {
+                call: TimerCall::TimerfdSettime,
                 errno,
             }
         })?;
@@ -74,10 +75,10 @@ impl TimerFd {
 }
 
 impl Timer for TimerFd {
-    type Error = Error;
+    type Error = SleepError;
 
     #[inline]
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), Error> {
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         if self.expected != Some(deadline) {
             self.arm(deadline)?;
         }
@@ -90,10 +91,10 @@ impl Timer for TimerFd {
                     );
                     return Ok(());
                 }
-                Err(Errno::EINTR) => super::interrupted()?,
+                Err(Errno::EINTR) => super::retry::interrupted()?,
                 Err(errno) => {
-                    return Err(Error::TimerWait {
-                        call: "read(timerfd)",
+                    return Err(SleepError::TimerWait {
+                        call: TimerCall::ReadTimerfd,
                         errno,
                     });
                 }

@@ -1,9 +1,9 @@
 //! [`Context`]: what every check reads first — the command line audited, the CPUs, and the
 //! CPUs the running kernel isolates.
 
-use rtlat_linux::cmdline::KernelCmdline;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::{CpuInfo, FactError, FactResultExt, Facts};
+use rtlat_system::cmdline::KernelCmdline;
+use rtlat_system::facts::{CpuInfo, FactError, FactResultExt, Facts};
 
 use super::finding::{Finding, Severity};
 use super::guest::{self, Guest};

@@ -3,7 +3,7 @@
 //! (`kvm-clock`, `xen`, `hyperv_clocksource_tsc_page`), Xen's `/sys/hypervisor/type`, and the
 //! DMI vendor and product the virtual firmware reports (`QEMU`, `Standard PC (Q35 + ICH9, 2009)`).
 
-use rtlat_linux::facts::{CpuInfo, FactResultExt, Facts};
+use rtlat_system::facts::{CpuInfo, FactResultExt, Facts};
 
 use super::context::system_path;
 

@@ -9,8 +9,8 @@
 //!   force. A malformed `rcu_nocbs=` list offloads every CPU ("rcu_nocbs= bad CPU range, all
 //!   CPUs set"); a bare `rcu_nocbs` offloads none at boot.
 
-use rtlat_linux::cmdline::{Isolcpus, KernelCmdline, Param, parse_kernel_cpu_list};
 use rtlat_linux::cpuset::CpuSet;
+use rtlat_system::cmdline::{Isolcpus, KernelCmdline, Param, parse_kernel_cpu_list};
 
 /// One parameter as the kernel takes it: the occurrence in force, its parsed value, and the
 /// other occurrences the kernel ignores.

@@ -226,7 +226,7 @@ pub const KNOWN: &[&str] = &[
 
 /// A name with `-` read as `_`, as the kernel compares them.
 pub fn normalize(name: &str) -> Cow<'_, str> {
-    rtlat_linux::cmdline::normalize_name(name)
+    rtlat_system::cmdline::normalize_name(name)
 }
 
 /// Whether `name` is in [`KNOWN`] (dashes as underscores).

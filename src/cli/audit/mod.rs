@@ -22,19 +22,16 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use rtlat_linux::facts::Facts;
+use rtlat_system::facts::Facts;
 
 use context::Context;
 pub use finding::Finding;
-use options::{Options, USAGE};
+use options::Options;
 use report::Report;
-
-/// Bad usage: an unknown option, a malformed or absent CPU, an unusable root or file.
-const USAGE_ERROR: u8 = 2;
 
 fn usage_error(message: &str) -> ExitCode {
     errln!("rtlat audit: {message}");
-    ExitCode::from(USAGE_ERROR)
+    rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
 }
 
 /// Why `root` cannot be audited, if it cannot: it must be a directory holding `proc/` or
@@ -109,10 +106,13 @@ fn print(text: &str) -> ExitCode {
 pub fn main(args: &[String]) -> ExitCode {
     let options = match Options::parse(args) {
         Ok(options) => options,
-        Err(message) => return usage_error(&message),
+        Err(error) => {
+            errln!("rtlat audit: {error}");
+            return rtlat::exit_status::code(rtlat::exit_status::of(&error));
+        }
     };
     if options.help {
-        return print(USAGE);
+        return print(&options::usage());
     }
     if let Err(message) = check_root(&options.root) {
         return usage_error(&message);

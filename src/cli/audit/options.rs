@@ -2,33 +2,20 @@
 
 use std::path::PathBuf;
 
+use rtlat::options::{self, CliError, Spec, UsageError};
 use rtlat_linux::cpuset::CpuSet;
 
-/// `rtlat audit --help`.
-pub const USAGE: &str = "\
+/// `rtlat audit --help`: the options part written from [`SPECS`].
+pub fn usage() -> String {
+    format!(
+        "\
 rtlat audit: check this machine's real-time tuning (read-only: nothing is changed)
 
 Usage: rtlat audit [--root DIR] [--cmdline FILE] [--json]
        rtlat audit --suggest --isolate CPUS [--root DIR] [--cmdline FILE] [--json]
 
 Options:
-  --root DIR       read /proc, /sys and /dev under DIR instead of / (e.g. a tree captured
-                   from another machine)
-  --cmdline FILE   audit the kernel command line in FILE instead of /proc/cmdline: a line as
-                   /proc/cmdline holds it, or /etc/default/grub (its GRUB_CMDLINE_LINUX and
-                   GRUB_CMDLINE_LINUX_DEFAULT). It is not compared with what the running
-                   kernel made of its own line; the IRQ, thread and workqueue checks still use
-                   the CPUs the running kernel isolates.
-  --json           print the report as JSON: {root, cmdline, findings: [{id, severity, title,
-                   evidence: [{source, value}], remedy}], summary: {ok, info, warn, fail,
-                   worst, exit_status}}
-  --suggest        print the complete kernel command line that isolates the CPUs of
-                   --isolate on this machine (the current line, or --cmdline's, with the
-                   real-time parameters set and misspellings and duplicates removed), the
-                   GRUB line, and the commands that apply it (nothing is changed)
-  --isolate CPUS   the CPUs to isolate, a CPU list such as 3 or 2-3 (with --suggest)
-  -h, --help       print this help
-
+{}
 Each finding has a stable id (vm.guest, vm.steal, kernel.preempt_rt, cmdline.isolcpus,
 cmdline.unknown_param, cpus.housekeeping, cpufreq.governor, irq.on_isolated,
 threads.on_isolated, ...), a severity, the evidence read and the remedy. On a virtual machine
@@ -47,7 +34,60 @@ Exit status:
   3  the worst finding is fail
   2  bad usage: an unknown option, a malformed CPU list, a CPU this machine does not have,
      no housekeeping CPU left by --isolate, an unreadable root or file (one line on stderr)
-";
+",
+        rtlat::options::help::options(SPECS, 19)
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    Root,
+    Cmdline,
+    Json,
+    Suggest,
+    Isolate,
+    Help,
+}
+
+/// `rtlat audit`'s options: names, values and help.
+const SPECS: &[Spec<Opt>] = &[
+    Spec::new(Opt::Root)
+        .long("root")
+        .value("DIR", "a directory (the root of /proc and /sys)")
+        .help(
+            "read /proc, /sys and /dev under DIR instead of / (e.g. a tree captured\n\
+             from another machine)",
+        ),
+    Spec::new(Opt::Cmdline)
+        .long("cmdline")
+        .value("FILE", "a file holding a kernel command line")
+        .help(
+            "audit the kernel command line in FILE instead of /proc/cmdline: a line as\n\
+             /proc/cmdline holds it, or /etc/default/grub (its GRUB_CMDLINE_LINUX and\n\
+             GRUB_CMDLINE_LINUX_DEFAULT). It is not compared with what the running\n\
+             kernel made of its own line; the IRQ, thread and workqueue checks still use\n\
+             the CPUs the running kernel isolates.",
+        ),
+    Spec::new(Opt::Json).long("json").help(
+        "print the report as JSON: {root, cmdline, findings: [{id, severity, title,\n\
+         evidence: [{source, value}], remedy}], summary: {ok, info, warn, fail,\n\
+         worst, exit_status}}",
+    ),
+    Spec::new(Opt::Suggest).long("suggest").help(
+        "print the complete kernel command line that isolates the CPUs of\n\
+         --isolate on this machine (the current line, or --cmdline's, with the\n\
+         real-time parameters set and misspellings and duplicates removed), the\n\
+         GRUB line, and the commands that apply it (nothing is changed)",
+    ),
+    Spec::new(Opt::Isolate)
+        .long("isolate")
+        .value("CPUS", "a CPU list, e.g. 3 or 2-3")
+        .help("the CPUs to isolate, a CPU list such as 3 or 2-3 (with --suggest)"),
+    Spec::new(Opt::Help)
+        .short('h')
+        .long("help")
+        .help("print this help"),
+];
 
 /// What `rtlat audit` was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,26 +108,37 @@ const ACCEPTED: &str =
     "accepted: --root DIR, --cmdline FILE, --json, --suggest --isolate CPUS, --help";
 
 impl Options {
-    /// Parses the arguments after `audit`; the error is one line naming the option.
-    pub fn parse(args: &[String]) -> Result<Options, String> {
+    /// Parses the arguments after `audit` (what was typed only: the root and the file are
+    /// checked against the machine by the command); the error is one line naming the option.
+    pub fn parse(args: &[String]) -> Result<Options, CliError> {
+        let found = options::scan(args, SPECS, &()).map_err(|e| match e {
+            UsageError::UnknownOption { option } => {
+                format!("unknown option '{option}'; {ACCEPTED}")
+            }
+            // `--json=1`: not an option audit has.
+            UsageError::UnexpectedValue { given, .. } => {
+                format!("unknown option '{given}'; {ACCEPTED}")
+            }
+            UsageError::StrayArgument { argument } => {
+                format!("unexpected argument '{argument}'; {ACCEPTED}")
+            }
+            UsageError::MissingValue { option, expected } => format!("{option} needs {expected}"),
+            other => other.to_string(),
+        })?;
         let mut root: Option<PathBuf> = None;
         let mut cmdline: Option<PathBuf> = None;
         let mut json = false;
         let mut suggest = false;
         let mut isolate: Option<CpuSet> = None;
         let mut help = false;
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let (name, inline) = match arg.split_once('=') {
-                Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
-                _ => (arg.as_str(), None),
-            };
-            let mut value = |what: &str| -> Result<String, String> {
-                match inline.clone().or_else(|| args.next().cloned()) {
-                    Some(value) if !value.is_empty() => Ok(value),
-                    _ => Err(format!("{name} needs {what}")),
-                }
-            };
+        for item in found {
+            let spec = SPECS.iter().find(|s| s.id == item.id);
+            let name = spec.map(Spec::name).unwrap_or_default();
+            let value = item.value.unwrap_or_default();
+            // A value given empty (`--root=`) is a value missing.
+            if let Some(spec) = spec.filter(|s| !s.expected.is_empty() && value.is_empty()) {
+                return Err(format!("{name} needs {}", spec.expected).into());
+            }
             let once = |given: bool| {
                 if given {
                     Err(format!("{name} is given twice; give it once"))
@@ -95,39 +146,30 @@ impl Options {
                     Ok(())
                 }
             };
-            match name {
-                "--root" => {
+            match item.id {
+                Opt::Root => {
                     once(root.is_some())?;
-                    root = Some(PathBuf::from(value(
-                        "a directory (the root of /proc and /sys)",
-                    )?));
+                    root = Some(PathBuf::from(value));
                 }
-                "--cmdline" => {
+                Opt::Cmdline => {
                     once(cmdline.is_some())?;
-                    cmdline = Some(PathBuf::from(value(
-                        "a file holding a kernel command line",
-                    )?));
+                    cmdline = Some(PathBuf::from(value));
                 }
-                "--isolate" => {
+                Opt::Isolate => {
                     once(isolate.is_some())?;
-                    let list = value("a CPU list, e.g. 3 or 2-3")?;
                     let set =
-                        CpuSet::parse(&list).map_err(|e| format!("--isolate '{list}': {e}"))?;
+                        CpuSet::parse(&value).map_err(|e| format!("--isolate '{value}': {e}"))?;
                     isolate = Some(set);
                 }
-                "--json" if inline.is_none() => {
+                Opt::Json => {
                     once(json)?;
                     json = true;
                 }
-                "--suggest" if inline.is_none() => {
+                Opt::Suggest => {
                     once(suggest)?;
                     suggest = true;
                 }
-                "-h" | "--help" if inline.is_none() => help = true,
-                _ if arg.starts_with('-') => {
-                    return Err(format!("unknown option '{arg}'; {ACCEPTED}"));
-                }
-                _ => return Err(format!("unexpected argument '{arg}'; {ACCEPTED}")),
+                Opt::Help => help = true,
             }
         }
         let suggest = match (suggest, isolate) {
@@ -158,6 +200,18 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Options, String> {
         Options::parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_help_names_every_option() {
+        let usage = usage();
+        for spec in SPECS {
+            assert!(
+                usage.contains(&rtlat::options::help::names(spec)),
+                "{spec:?}"
+            );
+        }
     }
 
     #[test]

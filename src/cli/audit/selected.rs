@@ -2,8 +2,8 @@
 //! matters to it before it starts: `rtlat run --profile` runs the checks its board profile
 //! names ([`rtlat_arm64::BoardProfile::audit_checks`]) and reports them beside the run.
 
-use rtlat_linux::facts::Facts;
-use serde_json::Value;
+use rtlat::formats::schema::audit as schema;
+use rtlat_system::facts::Facts;
 
 use super::checks;
 use super::context::Context;
@@ -50,7 +50,7 @@ pub fn line(finding: &Finding) -> String {
 }
 
 /// `finding` as `rtlat audit --json` writes it (id, severity, title, evidence, remedy).
-pub fn json(finding: &Finding) -> Value {
+pub fn json(finding: &Finding) -> schema::Finding {
     report::json::finding(finding)
 }
 
@@ -73,7 +73,7 @@ mod tests {
         assert!(!needs_attention(&ok));
         assert!(!needs_attention(&Finding::new("a.b", Severity::Info, "x")));
         assert!(needs_attention(&Finding::new("a.b", Severity::Fail, "x")));
-        let value = json(&finding);
+        let value = serde_json::to_value(json(&finding)).unwrap();
         assert_eq!(value["id"], "mm.swap");
         assert_eq!(value["severity"], "warn");
         assert_eq!(value["evidence"][0]["source"], "/proc/swaps");

@@ -26,9 +26,9 @@
 //! one in force is kept, at the first one's place), and `nohz=off` (which defeats
 //! `nohz_full=`). Everything else, `root=` included, stays as it is.
 
-use rtlat_linux::cmdline::{KernelCmdline, Param, normalize_name};
+use rtlat::formats::schema::audit as schema;
 use rtlat_linux::cpuset::CpuSet;
-use serde_json::{Value, json};
+use rtlat_system::cmdline::{KernelCmdline, Param, normalize_name};
 
 use super::context::cpus_phrase;
 use super::known_params::{self, NameCheck};
@@ -397,20 +397,26 @@ impl Suggestion {
     }
 
     /// The suggestion for machines.
-    pub fn json(&self) -> Value {
-        json!({
-            "isolate": self.isolate.to_string(),
-            "housekeeping": self.housekeeping.to_string(),
-            "source": self.source,
-            "cmdline": self.line.to_string(),
-            "grub_cmdline_linux_default": self.grub_value,
-            "grub_line": self.grub_line(),
-            "changes": self.changes.iter().map(|c| json!({
-                "action": c.action, "param": c.param, "reason": c.reason,
-            })).collect::<Vec<_>>(),
-            "notes": self.notes,
-            "apply": self.apply(),
-        })
+    pub fn json(&self) -> schema::Suggestion {
+        schema::Suggestion {
+            isolate: self.isolate.to_string(),
+            housekeeping: self.housekeeping.to_string(),
+            source: self.source.clone(),
+            cmdline: self.line.to_string(),
+            grub_cmdline_linux_default: self.grub_value.clone(),
+            grub_line: self.grub_line(),
+            changes: self
+                .changes
+                .iter()
+                .map(|c| schema::Change {
+                    action: c.action.to_string(),
+                    param: c.param.clone(),
+                    reason: c.reason.clone(),
+                })
+                .collect(),
+            notes: self.notes.clone(),
+            apply: self.apply(),
+        }
     }
 }
 

@@ -12,7 +12,7 @@
 //!   (`nonstop_tsc`) and has the `TSC_ADJUST` register (`tsc_adjust`), on at most two
 //!   packages (four since Linux 6.6).
 
-use rtlat_linux::facts::CpuInfo;
+use rtlat_system::facts::CpuInfo;
 
 /// What the audit can tell about the TSC's watchdog.
 #[derive(Debug, Clone, PartialEq, Eq)]

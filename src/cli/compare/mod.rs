@@ -12,9 +12,13 @@ mod table;
 use std::path::Path;
 use std::process::ExitCode;
 
-use rtlat::formats;
+use rtlat::options::{self, CliError, Grammar, Spec, UsageError};
+use rtlat::{exit_status, formats};
 
-const USAGE: &str = "Usage: rtlat compare A B [C …] [--json]
+/// `rtlat compare --help`: the options part written from [`SPECS`].
+fn usage() -> String {
+    format!(
+        "Usage: rtlat compare A B [C …] [--json]
 
 Compares latency results per thread or CPU: cycles, min, avg, p50, p99, p99.9, max and
 overruns, each file against the first (A), and gives each file's worst case against A's.
@@ -24,40 +28,75 @@ histogram output, jitterdebugger results.json, Xenomai latency output and its -g
 Percentiles come from the histogram each file carries (n/a where it has none).
 
 Options:
-  --json      print the comparison as JSON (values in ns)
-  -h, --help  this help
+{}
+Exit status: 0, or 2 when a file is missing or not a latency result.",
+        options::help::options(SPECS, 14)
+    )
+}
 
-Exit status: 0, or 2 when a file is missing or not a latency result.";
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    Json,
+    Help,
+}
+
+/// `rtlat compare`'s options; the files are its operands.
+const SPECS: &[Spec<Opt>] = &[
+    Spec::new(Opt::Json)
+        .long("json")
+        .help("print the comparison as JSON (values in ns)"),
+    Spec::new(Opt::Help)
+        .short('h')
+        .long("help")
+        .help("this help"),
+];
+
+/// What the command line asks for, checked (the files are read after).
+enum Parsed {
+    Help,
+    Compare { files: Vec<String>, as_json: bool },
+}
+
+/// Parses `rtlat compare`'s words: options anywhere, files in order (`--` ends the options).
+fn parse(args: &[String]) -> Result<Parsed, CliError> {
+    let grammar = Grammar {
+        operands: true,
+        ..Grammar::default()
+    };
+    let unknown = |option: &str| format!("unknown option '{option}'; accepted: --json, --help");
+    let scanned = options::scan_with(args, SPECS, &(), grammar).map_err(|e| match e {
+        UsageError::UnknownOption { option } => unknown(&option),
+        UsageError::UnexpectedValue { given, .. } => unknown(&given),
+        other => other.to_string(),
+    })?;
+    if scanned.options.iter().any(|f| f.id == Opt::Help) {
+        return Ok(Parsed::Help);
+    }
+    let as_json = scanned.options.iter().any(|f| f.id == Opt::Json);
+    let files = scanned.operands;
+    if files.len() < 2 {
+        return Err(format!(
+            "needs at least two result files (got {}); usage: rtlat compare A B [C …] [--json]",
+            files.len()
+        )
+        .into());
+    }
+    Ok(Parsed::Compare { files, as_json })
+}
 
 /// Runs `rtlat compare ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
-    let mut as_json = false;
-    let mut files: Vec<&str> = Vec::new();
-    let mut options_done = false;
-    for arg in args {
-        match arg.as_str() {
-            _ if options_done => files.push(arg),
-            "--" => options_done = true,
-            "--json" => as_json = true,
-            "-h" | "--help" => {
-                outln!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            option if option.starts_with('-') && option.len() > 1 => {
-                errln!("rtlat compare: unknown option '{option}'; accepted: --json, --help");
-                return ExitCode::from(2);
-            }
-            file => files.push(file),
+    let (files, as_json) = match parse(args) {
+        Ok(Parsed::Help) => {
+            outln!("{}", usage());
+            return ExitCode::SUCCESS;
         }
-    }
-    if files.len() < 2 {
-        errln!(
-            "rtlat compare: needs at least two result files (got {}); usage: rtlat compare A B \
-             [C …] [--json]",
-            files.len()
-        );
-        return ExitCode::from(2);
-    }
+        Ok(Parsed::Compare { files, as_json }) => (files, as_json),
+        Err(error) => {
+            errln!("rtlat compare: {error}");
+            return exit_status::code(exit_status::of(&error));
+        }
+    };
     let mut runs = Vec::with_capacity(files.len());
     let mut failed = false;
     for file in &files {
@@ -70,7 +109,7 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     }
     if failed {
-        return ExitCode::from(2);
+        return exit_status::code(exit_status::BAD_INPUT);
     }
     let comparison = report::compare(runs);
     let text = if as_json {

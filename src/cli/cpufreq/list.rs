@@ -4,15 +4,15 @@
 use std::process::ExitCode;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::cpufreq::policies;
-use rtlat_linux::tune::format_khz;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::cpufreq::policies;
+use rtlat_system::tune::format_khz;
 
 /// Prints the table; returns the exit status (2 without cpufreq).
 pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {
     if let Err(e) = policies(facts, cpus) {
         errln!("rtlat cpufreq: {e}");
-        return ExitCode::from(2);
+        return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
     }
     outln!(
         "{:>4}  {:<14} {:<12} {:>9} {:>9} {:>9} {:>17}",
@@ -30,7 +30,7 @@ pub fn list(facts: &Facts, cpus: &CpuSet) -> ExitCode {
             Ok(policy) => policy,
             Err(e) => {
                 errln!("rtlat cpufreq: CPU {cpu}: {e}");
-                return ExitCode::from(2);
+                return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
             }
         };
         outln!(

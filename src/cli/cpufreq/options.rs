@@ -3,15 +3,19 @@
 use std::path::PathBuf;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::frequency::parse_frequency;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::frequency::parse_frequency;
+
+use rtlat::options::CliError;
 
 use crate::cli::tuning::args::{
-    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, online_cpu_list, start,
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, machine, online_cpu_list, start,
 };
 
-/// `rtlat cpufreq --help`.
-pub const USAGE: &str = "\
+/// `rtlat cpufreq --help`: the options part written from [`SPECS`].
+pub fn usage() -> String {
+    format!(
+        "\
 Usage: rtlat cpufreq [--root DIR] [--cpus CPUSET]
        rtlat cpufreq [--root DIR] [--cpus CPUSET] (--governor NAME | --freq FREQ) [--apply] [--save FILE]
        rtlat cpufreq [--root DIR] --restore FILE
@@ -20,42 +24,40 @@ Lists each CPU's frequency scaling (driver, governor, limits, hardware range), o
 governor (what `cpufreq-set -g` does) or a fixed frequency (what `cpufreq-set -f` does) on
 CPUSET (default: every online CPU).
 
-  --cpus CPUSET     the CPUs (e.g. 2-3); CPUs sharing a cpufreq policy are set together
-  --governor NAME   a governor the driver offers, e.g. performance
-  --freq FREQ       a frequency the CPU offers: 1.6GHz, 1600MHz, 1600000kHz (a bare number
-                    is kHz); it is fixed by setting scaling_min_freq = scaling_max_freq = FREQ
-                    under the running governor, which works with every driver (the userspace
-                    governor that cpufreq-set -f uses is often missing)
-  --apply           make the changes (without it: a dry run that prints them)
-  --save FILE       where --apply saves what it changed (default:
-                    ./rtlat-cpufreq-restore-DATE-PID.json; an existing file is refused)
-  --restore FILE    undo the changes FILE records (with the --root they were made under)
-  --root DIR        the system's root (default /): change a copy of a machine's tree
-  -h, --help        print this help
-
+{}
 `rtlat run --governor NAME` sets a governor for one run only. Writing needs root. A reboot
 resets cpufreq settings, so a restore file is refused after one; otherwise it is checked as a
 whole (governors the CPU has, frequencies in its range, files writable by you) before
 anything is written, or refused with status 2.
-";
+",
+        rtlat::options::help::options(SPECS, 20)
+    )
+}
 
 const SPECS: &[Spec] = &[
-    Spec {
-        name: "--cpus",
-        value: Some("a CPU list such as 2-3"),
-    },
-    Spec {
-        name: "--governor",
-        value: Some("a governor name such as performance"),
-    },
-    Spec {
-        name: "--freq",
-        value: Some("a frequency such as 1.6GHz"),
-    },
+    Spec::new("--cpus")
+        .long("cpus")
+        .value("CPUSET", "a CPU list such as 2-3")
+        .help("the CPUs (e.g. 2-3); CPUs sharing a cpufreq policy are set together"),
+    Spec::new("--governor")
+        .long("governor")
+        .value("NAME", "a governor name such as performance")
+        .help("a governor the driver offers, e.g. performance"),
+    Spec::new("--freq")
+        .long("freq")
+        .value("FREQ", "a frequency such as 1.6GHz")
+        .help(
+            "a frequency the CPU offers: 1.6GHz, 1600MHz, 1600000kHz (a bare number\n\
+             is kHz); it is fixed by setting scaling_min_freq = scaling_max_freq = FREQ\n\
+             under the running governor, which works with every driver (the userspace\n\
+             governor that cpufreq-set -f uses is often missing)",
+        ),
     APPLY,
-    SAVE,
+    SAVE.help(
+        "where --apply saves what it changed (default:\n./rtlat-cpufreq-restore-DATE-PID.json; an existing file is refused)",
+    ),
     RESTORE,
-    ROOT,
+    ROOT.help("the system's root (default /): change a copy of a machine's tree"),
     HELP,
 ];
 
@@ -92,28 +94,34 @@ pub struct Set {
     pub argv: Vec<String>,
 }
 
-/// Parses the words after `rtlat cpufreq`.
-pub fn parse(args: &[String]) -> Result<Action, String> {
-    let (options, facts) = match start("rtlat cpufreq", args, SPECS)? {
-        Start::Help => return Ok(Action::Help),
-        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
-        Start::Run(options, facts) => (options, facts),
-    };
-    let value = |name: &str| options.value(name);
-    let given = |name: &str| options.given(name);
-    let cpus = match value("--cpus") {
+/// The second step, against the machine under `root`: the CPUs of `--cpus` (online), or every
+/// online CPU.
+fn cpus_of(root: &std::path::Path, list: Option<String>) -> Result<(Facts, CpuSet), CliError> {
+    let facts = machine(root)?;
+    let cpus = match list {
         Some(list) => online_cpu_list("--cpus", &list, &facts)?,
         None => facts
             .online_cpus()
             .map_err(|e| format!("cannot tell which CPUs are online: {e}"))?,
     };
+    Ok((facts, cpus))
+}
+
+/// Parses the words after `rtlat cpufreq`: what was typed first, then the CPUs.
+pub fn parse(args: &[String]) -> Result<Action, CliError> {
+    let (options, root) = match start("rtlat cpufreq", args, SPECS)? {
+        Start::Help => return Ok(Action::Help),
+        Start::Restore { file, root } => {
+            machine(&root)?;
+            return Ok(Action::Restore { file, root });
+        }
+        Start::Run(options, root) => (options, root),
+    };
+    let value = |name: &str| options.value(name);
+    let given = |name: &str| options.given(name);
     let governor = value("--governor");
     if let Some(name) = governor.as_deref().filter(|n| !is_governor_name(n)) {
-        return Err(invalid(
-            "--governor",
-            name,
-            format!("expected {GOVERNOR_NAME}"),
-        ));
+        return Err(invalid("--governor", name, format!("expected {GOVERNOR_NAME}")).into());
     }
     let freq = match value("--freq") {
         Some(text) => Some((
@@ -127,9 +135,10 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
             if given(option) {
                 return Err(format!(
                     "{option} has no effect without --governor NAME or --freq FREQ: add one or drop {option}"
-                ));
+                ).into());
             }
         }
+        let (facts, cpus) = cpus_of(&root, value("--cpus"))?;
         return Ok(Action::List { facts, cpus });
     }
     let save = value("--save").map(PathBuf::from);
@@ -139,6 +148,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
                 .into(),
         );
     }
+    let (facts, cpus) = cpus_of(&root, value("--cpus"))?;
     Ok(Action::Set(Set {
         facts,
         cpus,

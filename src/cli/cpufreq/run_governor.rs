@@ -10,9 +10,9 @@
 use std::path::Path;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::cpufreq::{frequency_changes, governor_changes, policies};
-use rtlat_linux::tune::{Change, CpufreqSetting, Hold, Target, format_khz};
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::cpufreq::{frequency_changes, governor_changes, policies};
+use rtlat_system::tune::{Change, CpufreqSetting, Hold, Target, format_khz};
 
 use crate::cli::tuning::apply::cpus_text;
 
@@ -245,11 +245,11 @@ fn previous(changes: &[Change]) -> String {
 mod tests {
     use super::*;
 
-    /// The hp-t630 tree: every CPU at 1.2-2 GHz (rtlat-linux/tests/data).
+    /// The hp-t630 tree: every CPU at 1.2-2 GHz (rtlat-system/tests/data).
     fn hp_t630() -> Facts {
         Facts::at(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-linux/tests/data/hp-t630"
+            "/rtlat-system/tests/data/hp-t630"
         ))
     }
 

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::Error;
-use rtlat_linux::tune::cpufreq::{frequency_changes, governor_changes};
+use rtlat_system::TuneError as Error;
+use rtlat_system::tune::cpufreq::{frequency_changes, governor_changes};
 
 use super::options::Set;
 use crate::cli::tuning::apply::{Request, run as run_request};
@@ -18,7 +18,7 @@ pub fn run(set: Set) -> ExitCode {
             Error::NoCpufreq { .. } => errln!("rtlat cpufreq: {e}"),
             e => errln!("rtlat cpufreq: {option}: {e}"),
         }
-        ExitCode::from(2)
+        rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
     };
     if let Some(governor) = &set.governor {
         match governor_changes(&set.facts, &set.cpus, governor) {

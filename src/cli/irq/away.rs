@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::{FactResultExt as _, parse_cpu_mask};
-use rtlat_linux::tune::irq::{away_from, is_unmovable};
+use rtlat_system::facts::{FactResultExt as _, parse_cpu_mask};
+use rtlat_system::tune::irq::{away_from, is_unmovable};
 
 use super::options::Away;
 use crate::cli::tuning::apply::{Request, cpus_text, run as run_request};
@@ -15,7 +15,7 @@ pub fn run(away: Away) -> ExitCode {
         Ok(plan) => plan,
         Err(e) => {
             errln!("rtlat irq: --away-from {}: {e}", away.cpus);
-            return ExitCode::from(2);
+            return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
         }
     };
     let cpus = cpus_text(&plan.away_from);

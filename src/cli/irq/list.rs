@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::{Facts, parse_cpu_mask};
-use rtlat_linux::tune::file;
+use rtlat_system::facts::{Facts, parse_cpu_mask};
+use rtlat_system::tune::file;
 
 /// Prints the IRQ table; returns the exit status.
 pub fn list(facts: &Facts) -> ExitCode {
@@ -12,7 +12,7 @@ pub fn list(facts: &Facts) -> ExitCode {
         Ok(irqs) => irqs,
         Err(e) => {
             errln!("rtlat irq: {e}");
-            return ExitCode::from(2);
+            return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
         }
     };
     let width = irqs

@@ -18,14 +18,14 @@ use options::Action;
 pub fn main(args: &[String]) -> ExitCode {
     let action = match options::parse(args) {
         Ok(action) => action,
-        Err(message) => {
-            errln!("rtlat irq: {message}");
-            return ExitCode::from(2);
+        Err(error) => {
+            errln!("rtlat irq: {error}");
+            return rtlat::exit_status::code(rtlat::exit_status::of(&error));
         }
     };
     match action {
         Action::Help => {
-            out!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
+            out!("{}\n{}\n", options::usage(), rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List { facts } => list::list(&facts),

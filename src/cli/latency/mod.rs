@@ -50,7 +50,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(code) => code,
         Err(message) => {
             errln!("{program}: {message}");
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }
@@ -61,17 +61,18 @@ pub fn main(args: &[String]) -> ExitCode {
 /// an option it does not know with its usage and 2. As `rtlat latency`, rtlat's 2 for both.
 /// Values Xenomai reads with `atoi` and gets wrong (`-p abc` is its default period there,
 /// `-c x` CPU 0) are refused with rtlat's 2 under either name.
-fn refusal_status(e: &options::LatencyError) -> u8 {
-    use crate::cli::run::options::UsageError;
+fn refusal_status(e: &rtlat::options::UsageError) -> u8 {
+    use rtlat::options::{CliError, UsageError};
     match e {
-        options::LatencyError::Unavailable { .. } => value_refused_status(),
-        options::LatencyError::Usage(UsageError::InvalidValue { option, value, .. })
+        // -t 1, -t 2: Xenomai's, without Xenomai.
+        UsageError::NotHere { .. } => value_refused_status(),
+        UsageError::InvalidValue { option, value, .. }
             if matches!(option.as_str(), "-p" | "-c" | "-t")
                 && value.trim_start().parse::<i64>().is_ok() =>
         {
             value_refused_status()
         }
-        options::LatencyError::Usage(_) => exit_status::BAD_INPUT,
+        other => exit_status::of(&CliError::Usage(other.clone())),
     }
 }
 
@@ -100,7 +101,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     // `latency` waits for with them (its `-T` is an alarm).
     signals::install_run_handlers().map_err(|e| e.to_string())?;
     signals::install_stop_handler(libc::SIGALRM).map_err(|e| e.to_string())?;
-    let parsed = match options::parse(args) {
+    let parsed = match options::parse(args).and_then(|parsed| match &parsed {
+        Parsed::Run(config) => config.check_output_paths().map(|()| parsed),
+        _ => Ok(parsed),
+    }) {
         Ok(parsed) => parsed,
         Err(e) => {
             errln!("{}: {e}", program_name());

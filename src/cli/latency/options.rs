@@ -3,12 +3,11 @@
 //! value is refused with the accepted range; Xenomai reads numbers with `atoi`, so `-p 1x` is
 //! 1 there and refused here). Like Xenomai's, `-?` and `-D` end with the usage and status 2.
 
-use std::fmt;
 use std::path::PathBuf;
 
-use crate::cli::run::getopt::{self, Describe, HasArg, Spec};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::whole_number;
+use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 
 /// Xenomai's default sampling period: 100 µs on x86, 1000 µs on ARM
 /// (`CONFIG_XENO_DEFAULT_PERIOD`).
@@ -93,6 +92,15 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The second step, against the machine: the `-g` file can be written (see
+    /// [`check_writable_parent`]).
+    pub fn check_output_paths(&self) -> Result<(), UsageError> {
+        match self.gnuplot.as_ref().filter(|p| p.as_os_str() != "-") {
+            Some(path) => check_writable_parent(path, "-g"),
+            None => Ok(()),
+        }
+    }
+
     /// Whether any histogram is kept (Xenomai's `need_histo()`: `-h`, `-s` or `-g`).
     pub fn histograms(&self) -> bool {
         self.histogram || self.stats || self.gnuplot.is_some()
@@ -110,37 +118,6 @@ pub enum Parsed {
     Usage(String),
     /// A run.
     Run(Config),
-}
-
-/// Why a command line is refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LatencyError {
-    /// Malformed: unknown option, missing or invalid value, stray word.
-    Usage(UsageError),
-    /// An option of Xenomai's `latency` that needs Xenomai itself.
-    Unavailable {
-        /// The option as given (`-t 1`, `-b`).
-        option: String,
-        /// Why, and what to use instead.
-        reason: String,
-    },
-}
-
-impl fmt::Display for LatencyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LatencyError::Usage(e) => e.fmt(f),
-            LatencyError::Unavailable { option, reason } => write!(f, "{option}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for LatencyError {}
-
-impl From<UsageError> for LatencyError {
-    fn from(e: UsageError) -> Self {
-        LatencyError::Usage(e)
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +149,7 @@ const fn short(id: Opt, letter: char, has_arg: HasArg) -> Spec<Opt> {
         long: None,
         has_arg,
         abbreviable: false,
+        ..Spec::new(id)
     }
 }
 
@@ -199,6 +177,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("help"),
         has_arg: HasArg::No,
         abbreviable: false,
+        ..Spec::new(Opt::Help)
     },
     short(Opt::Usage, '?', HasArg::No),
 ];
@@ -251,7 +230,7 @@ fn number(id: Opt, letter: char, value: &str, low: u64, high: u64) -> Result<u64
 }
 
 /// Parses `latency`'s arguments (without the program name).
-pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
+pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
     let found = getopt::scan(args, SPECS, &Expected)?;
     let mut c = Config::default();
     let mut quiet = false;
@@ -266,8 +245,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
                         option: "-g".into(),
                         value: value.into(),
                         expected: Expected::of(Opt::Gnuplot),
-                    }
-                    .into());
+                    });
                 }
                 c.gnuplot = Some(PathBuf::from(value));
             }
@@ -293,7 +271,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
             Opt::Mode => match value {
                 "0" => {}
                 "1" | "2" => {
-                    return Err(LatencyError::Unavailable {
+                    return Err(UsageError::NotHere {
                         option: format!("-t {value}"),
                         reason: format!(
                             "the {} test needs Xenomai's timerbench driver (/dev/rtdm/timerbench), which Linux without Xenomai does not have; -t 0 (the default) measures a periodic user-mode task",
@@ -310,8 +288,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
                         option: "-t".into(),
                         value: value.into(),
                         expected: "0 (periodic user-mode task); 1 and 2 (in-kernel task, timer handler) need Xenomai".into(),
-                    }
-                    .into());
+                    });
                 }
             },
             // Xenomai's Mercury core accepts -f and -b and runs as without them: there is no
@@ -330,9 +307,6 @@ pub fn parse(args: &[String]) -> Result<Parsed, LatencyError> {
             // Xenomai's own behaviour: a warning, then a normal run.
             c.notices.push("-q requires -T, ignoring -q".into());
         }
-    }
-    if let Some(path) = c.gnuplot.as_ref().filter(|p| p.as_os_str() != "-") {
-        check_writable_parent(path, "-g")?;
     }
     Ok(Parsed::Run(c))
 }
@@ -356,6 +330,21 @@ mod tests {
         match parse(&args(line)) {
             Err(e) => e.to_string(),
             other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_usage_names_every_option_of_the_table() {
+        let text = crate::cli::latency::usage("latency");
+        for spec in SPECS {
+            let found = match (spec.short, spec.long) {
+                (Some(s), _) => [format!(" -{s} "), format!(" -{s},"), format!("(-{s} ")]
+                    .iter()
+                    .any(|n| text.contains(n.as_str())),
+                (None, Some(l)) => text.contains(&format!(" --{l} ")),
+                (None, None) => false,
+            };
+            assert!(found, "{:?}", spec.id);
         }
     }
 

@@ -7,9 +7,9 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rtlat::formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, TimerKind, signals};
-use serde_json::json;
+use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, signals};
 
 use rtlat_engine::rings::{default_window_ring, sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
@@ -19,7 +19,7 @@ use rtlat_engine::timers::ClockSource;
 use rtlat_engine::{LiveFigures, LiveStatus};
 
 use super::measure::run_thread;
-use super::options::{self, Align, Clock, Parsed, Plan, Policy, RunConfig, Timer, Unit};
+use super::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
 use super::snapshot::SnapshotFile;
@@ -111,7 +111,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     if config.clock == Clock::Cntvct {
         rtlat_engine::timers::counter_clock()?;
     }
-    let policy = linux_policy(config.policy());
+    let policy = config.policy();
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
         rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
     }
@@ -177,10 +177,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .map(|states| states.hold(as_cyclictest))
         .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
-    let profile = match &config.profile {
-        Some(profile) => profile.json(&config, &profile.audit()),
-        None => serde_json::Value::Null,
-    };
+    let profile = config
+        .profile
+        .as_ref()
+        .map(|profile| profile.json(&config, &profile.audit()));
 
     // -F: the statistics pipe, made before the threads start, removed at the end.
     let fifo = config
@@ -331,7 +331,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         as_cyclictest,
         args,
         (start_unix, end_unix),
-        &profile,
+        profile.as_ref(),
     )
 }
 
@@ -548,7 +548,7 @@ fn finish(
     as_cyclictest: bool,
     args: &[String],
     (start_unix, end_unix): (u64, u64),
-    profile: &serde_json::Value,
+    profile: Option<&schema::Profile>,
 ) -> Result<ExitCode, String> {
     let program = if as_cyclictest {
         "cyclictest"
@@ -692,13 +692,7 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             // cyclictest compares the latency truncated to the display unit: `> b` there is
             // `>= (b + 1) units` here.
             break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
-            timer: match config.timer {
-                Timer::Absolute => TimerKind::Absolute,
-                Timer::Relative => TimerKind::Relative,
-                Timer::Nanosleep => TimerKind::NanoSleep,
-                Timer::Posix => TimerKind::PosixTimer,
-                Timer::Timerfd => TimerKind::TimerFd,
-            },
+            timer: config.timer,
             clock: match config.clock {
                 Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
                 Clock::Realtime => ClockSource::Posix(ClockId::Realtime),
@@ -737,23 +731,13 @@ fn epoch(config: &RunConfig) -> (u64, u64) {
     (now, epoch)
 }
 
-fn linux_policy(p: Policy) -> rtlat_linux::Policy {
-    match p {
-        Policy::Other => rtlat_linux::Policy::Other,
-        Policy::Batch => rtlat_linux::Policy::Batch,
-        Policy::Idle => rtlat_linux::Policy::Idle,
-        Policy::Fifo => rtlat_linux::Policy::Fifo,
-        Policy::RoundRobin => rtlat_linux::Policy::RoundRobin,
-    }
-}
-
 /// cyclictest's policy text: `fifo`, or `other/other` when the threads run SCHED_OTHER.
 fn policy_text(config: &RunConfig) -> String {
     let p = config.policy();
     if p.is_realtime() {
-        p.short_name().to_string()
+        p.name().to_string()
     } else {
-        format!("{}/other", p.short_name())
+        format!("{}/other", p.name())
     }
 }
 
@@ -789,22 +773,33 @@ fn args_line(args: &[String], as_cyclictest: bool) -> String {
         .join(" ")
 }
 
-fn config_json(config: &RunConfig, plan: &Plan, profile: &serde_json::Value) -> serde_json::Value {
-    json!({
-        "threads": plan.threads.iter().map(|t| json!({
-            "index": t.index, "cpu": t.cpu, "policy": t.policy.sched_name(),
-            "priority": t.priority, "interval_us": t.interval_us,
-        })).collect::<Vec<_>>(),
-        "loops": config.loops,
-        "duration_s": config.duration.map(|d| d.as_secs_f64()),
-        "timer": config.timer.name(),
-        "clock": config.clock.c_name(),
-        "mlockall": config.mlockall,
-        "cpu_dma_latency_us": config.dma_latency_us(),
-        "histogram_buckets": config.histogram.map(|h| h.buckets),
-        "unit": if config.unit == Unit::Ns { "ns" } else { "us" },
-        "breaktrace": config.breaktrace,
-        "fail_above_us": config.fail_above_us,
-        "profile": profile,
-    })
+fn config_json(
+    config: &RunConfig,
+    plan: &Plan,
+    profile: Option<&schema::Profile>,
+) -> schema::RunConfig {
+    schema::RunConfig {
+        threads: plan
+            .threads
+            .iter()
+            .map(|t| schema::ThreadConfig {
+                index: t.index,
+                cpu: t.cpu,
+                policy: t.policy.sched_name().to_string(),
+                priority: t.priority,
+                interval_us: t.interval_us,
+            })
+            .collect(),
+        loops: config.loops,
+        duration_s: config.duration.map(|d| d.as_secs_f64()),
+        timer: options::timer_name(config.timer).to_string(),
+        clock: config.clock.c_name().to_string(),
+        mlockall: config.mlockall,
+        cpu_dma_latency_us: config.dma_latency_us(),
+        histogram_buckets: config.histogram.map(|h| h.buckets),
+        unit: if config.unit == Unit::Ns { "ns" } else { "us" }.to_string(),
+        breaktrace: config.breaktrace,
+        fail_above_us: config.fail_above_us,
+        profile: profile.cloned(),
+    }
 }

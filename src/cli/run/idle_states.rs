@@ -7,10 +7,10 @@
 use std::path::Path;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::cpuidle::deepest_state_changes;
-use rtlat_linux::tune::file::check_writable;
-use rtlat_linux::tune::{Change, Hold};
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::cpuidle::deepest_state_changes;
+use rtlat_system::tune::file::check_writable;
+use rtlat_system::tune::{Change, Hold};
 
 use super::options::RunConfig;
 use crate::cli::tuning::apply::cpus_text;

@@ -2,7 +2,6 @@
 
 pub mod execute;
 pub mod fifo;
-pub mod getopt;
 // --deepest-idle-state N: idle states limited for the run.
 pub mod idle_states;
 // The measuring threads' plan from the options, run through rtlat-engine.

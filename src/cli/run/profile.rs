@@ -19,10 +19,10 @@
 //! the governor and frequency, and then runs the audit checks ([`RunProfile::audit`]) so that
 //! they describe the machine as it is measured (a hold that did not take shows there).
 
+use rtlat::formats::schema::rtlat::Profile;
 use rtlat_arm64::{BoardProfile, RtPolicy, ThreadLayout};
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::tune::format_khz;
-use serde_json::{Value, json};
+use rtlat_system::tune::format_khz;
 
 use super::options::{CpuSpec, Plan, Policy, RunConfig, Threads, UsageError};
 use crate::cli::audit::{Finding, selected};
@@ -139,7 +139,7 @@ impl RunProfile {
             board.name,
             board.description,
             plan.threads.len(),
-            policy.short_name()
+            policy.name()
         );
         if let Some(first) = plan.threads.first().filter(|_| policy.is_realtime()) {
             line.push_str(&format!(" -p {}", first.priority));
@@ -167,14 +167,14 @@ impl RunProfile {
     }
 
     /// The `"profile"` object of the run's JSON configuration.
-    pub fn json(&self, config: &RunConfig, findings: &[Finding]) -> Value {
-        json!({
-            "name": self.board.name,
-            "description": self.board.description,
-            "governor": self.governor(config),
-            "frequency_khz": self.board.frequency.fixed_khz,
-            "audit": findings.iter().map(selected::json).collect::<Vec<_>>(),
-        })
+    pub fn json(&self, config: &RunConfig, findings: &[Finding]) -> Profile {
+        Profile {
+            name: self.board.name.to_string(),
+            description: self.board.description.to_string(),
+            governor: self.governor(config).to_string(),
+            frequency_khz: self.board.frequency.fixed_khz,
+            audit: findings.iter().map(selected::json).collect(),
+        }
     }
 }
 

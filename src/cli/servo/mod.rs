@@ -16,9 +16,10 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use rtlat::formats::schema::Entries;
+use rtlat::formats::schema::servo as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{DmaLatencyGuard, Policy, signals};
-use serde_json::{Value, json};
 
 use self::options::{Config, Parsed};
 use rtlat::atomic_file::write_atomically;
@@ -164,7 +165,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(code) => code,
         Err(message) => {
             errln!("rtlat servo: {message}");
-            ExitCode::from(2)
+            rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }
@@ -186,6 +187,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         Parsed::Run(config) => config,
     };
+    config.check_output_paths().map_err(|e| e.to_string())?;
     let available = available_cpus()?;
     let cpu = match config.cpu {
         Some(cpu) if available.contains(cpu) => cpu,
@@ -507,58 +509,59 @@ fn document(
     cpu: usize,
     elapsed: Duration,
     verdict: Option<Verdict>,
-) -> Value {
-    let mut threads = serde_json::Map::new();
-    for (plan, r) in plans.iter().zip(reports) {
-        let j = &r.jitter;
-        threads.insert(
-            plan.name.to_string(),
-            json!({
-                "period_ns": plan.period_ns,
-                "requested_period_ns": requested_period(config, plan.name),
-                "policy": "SCHED_FIFO",
-                "priority": plan.setup.priority,
-                "ticks": j.ticks,
-                "min_interval": j.min_interval_ns,
-                "max_interval": j.max_interval_ns,
-                "max_jitter": j.max_jitter_ns,
-                "last_interval": r.last_interval_ns,
-                "overruns": r.overruns,
-                "cumulative_error": r.cumulative_error_ns,
-                "lateness": {
-                    "min": r.lateness.min(),
-                    "max": r.lateness.max(),
-                    "mean": r.lateness.mean(),
-                    "first": r.first_lateness_ns,
-                    "last": r.last_lateness_ns,
+) -> schema::Document {
+    let threads = plans
+        .iter()
+        .zip(reports)
+        .map(|(plan, r)| {
+            let j = &r.jitter;
+            let thread = schema::Thread {
+                period_ns: plan.period_ns,
+                requested_period_ns: requested_period(config, plan.name),
+                policy: "SCHED_FIFO".to_string(),
+                priority: plan.setup.priority,
+                ticks: j.ticks,
+                min_interval: j.min_interval_ns,
+                max_interval: j.max_interval_ns,
+                max_jitter: j.max_jitter_ns,
+                last_interval: r.last_interval_ns,
+                overruns: r.overruns,
+                cumulative_error: r.cumulative_error_ns,
+                lateness: schema::Lateness {
+                    min: r.lateness.min(),
+                    max: r.lateness.max(),
+                    mean: r.lateness.mean(),
+                    first: r.first_lateness_ns,
+                    last: r.last_lateness_ns,
                 },
-                "rating": j.max_jitter_ns.map(|m| Rating::of(m).key()),
-                "allocations_while_measuring": r.allocations,
-                "minor_page_faults_while_measuring": r.minor_faults,
-            }),
-        );
-    }
-    json!({
-        "rtlat_version": env!("CARGO_PKG_VERSION"),
-        "command": "servo",
-        "unit": "ns",
-        "cpu": cpu,
-        "duration_s": elapsed.as_secs_f64(),
-        "requested_duration_s": config.duration.map(|d| d.as_secs()),
-        "threads": threads,
-        "verdict": verdict.map(|v| json!({
-            "thread": v.thread,
-            "max_jitter": v.max_jitter_ns,
-            "rating": v.rating.key(),
-            "text": v.text(),
-            "documentation": DOCUMENTATION,
-        })),
-        "thresholds_ns": {
-            "good_below": GOOD_BELOW_NS,
-            "no_software_stepping_from": NO_STEPPING_FROM_NS,
-            "unusable_above": UNUSABLE_ABOVE_NS,
+                rating: j.max_jitter_ns.map(|m| Rating::of(m).key().to_string()),
+                allocations_while_measuring: r.allocations,
+                minor_page_faults_while_measuring: r.minor_faults,
+            };
+            (plan.name.to_string(), thread)
+        })
+        .collect();
+    schema::Document {
+        rtlat_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: "servo".to_string(),
+        unit: "ns".to_string(),
+        cpu: cpu as u64,
+        duration_s: elapsed.as_secs_f64(),
+        requested_duration_s: config.duration.map(|d| d.as_secs()),
+        threads: Entries(threads),
+        verdict: verdict.map(|v| schema::Verdict {
+            thread: v.thread.to_string(),
+            max_jitter: v.max_jitter_ns,
+            rating: v.rating.key().to_string(),
+            text: v.text().to_string(),
+            documentation: DOCUMENTATION.to_string(),
+        }),
+        thresholds_ns: schema::Thresholds {
+            good_below: GOOD_BELOW_NS,
+            no_software_stepping_from: NO_STEPPING_FROM_NS,
+            unusable_above: UNUSABLE_ABOVE_NS,
         },
-    })
+    }
 }
 
 fn available_cpus() -> Result<CpuSet, String> {

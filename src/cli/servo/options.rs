@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::run::getopt::{self, Describe, HasArg, Spec};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::{duration, whole_number};
+use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 
 /// LinuxCNC's default base period: 25 µs.
 pub const DEFAULT_BASE_NS: u64 = 25_000;
@@ -49,6 +49,17 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The second step, against the machine: the `--json` file can be written (see
+    /// [`check_writable_parent`]).
+    pub fn check_output_paths(&self) -> Result<(), UsageError> {
+        match self.json.as_ref().filter(|p| p.as_os_str() != "-") {
+            Some(path) => check_writable_parent(path, "--json"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parsed {
@@ -76,6 +87,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("base"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Base)
     },
     Spec {
         id: Opt::Servo,
@@ -83,6 +95,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("servo"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Servo)
     },
     Spec {
         id: Opt::Duration,
@@ -90,6 +103,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("duration"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Duration)
     },
     Spec {
         id: Opt::Quiet,
@@ -97,6 +111,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("quiet"),
         has_arg: HasArg::No,
         abbreviable: false,
+        ..Spec::new(Opt::Quiet)
     },
     Spec {
         id: Opt::Cpu,
@@ -104,6 +119,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("cpu"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Cpu)
     },
     Spec {
         id: Opt::Json,
@@ -111,6 +127,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("json"),
         has_arg: HasArg::Required,
         abbreviable: false,
+        ..Spec::new(Opt::Json)
     },
     Spec {
         id: Opt::Help,
@@ -118,6 +135,7 @@ const SPECS: &[Spec<Opt>] = &[
         long: Some("help"),
         has_arg: HasArg::No,
         abbreviable: false,
+        ..Spec::new(Opt::Help)
     },
 ];
 
@@ -259,15 +277,25 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
             reason: "the base thread is the fast one: its period must be shorter than the servo thread's".into(),
         });
     }
-    if let Some(path) = c.json.as_ref().filter(|p| p.as_os_str() != "-") {
-        check_writable_parent(path, "--json")?;
-    }
     Ok(Parsed::Run(c))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_usage_names_every_option_of_the_table() {
+        let text = crate::cli::servo::usage();
+        for spec in SPECS {
+            let long = spec.long.unwrap_or_default();
+            let names = match spec.short {
+                Some(short) => format!("-{short}, --{long}"),
+                None => format!("--{long}"),
+            };
+            assert!(text.contains(&names), "{names}");
+        }
+    }
 
     fn args(line: &str) -> Vec<String> {
         line.split_whitespace().map(str::to_owned).collect()

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::{FactResultExt as _, Facts, ThreadInfo};
-use serde_json::json;
+use rtlat::formats::schema::threads::Thread;
+use rtlat_system::facts::{FactResultExt as _, Facts, ThreadInfo};
 
 use super::options::Filter;
 
@@ -27,7 +27,7 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
         Ok(threads) => threads,
         Err(message) => {
             errln!("rtlat threads: {message}");
-            return ExitCode::from(2);
+            return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
         }
     };
     let process_name = |pid: u32| facts.process_stat(pid).map(|s| s.comm).unwrap_or_default();
@@ -41,22 +41,20 @@ pub fn list(facts: &Facts, filter: &Filter, json_out: bool) -> ExitCode {
         name
     };
     if json_out {
-        let rows: Vec<_> = threads
+        let rows: Vec<Thread> = threads
             .iter()
-            .map(|t| {
-                json!({
-                    "pid": t.pid,
-                    "tid": t.tid,
-                    "process": process_of(t.pid),
-                    "name": t.name(),
-                    "cpu": t.stat.processor,
-                    "policy": policy_name(t.stat.policy),
-                    "rt_priority": t.stat.rt_priority,
-                    "nice": t.stat.nice,
-                    "affinity": t.cpus_allowed.to_string(),
-                    "state": t.stat.state.to_string(),
-                    "kernel_thread": t.is_kernel_thread(),
-                })
+            .map(|t| Thread {
+                pid: t.pid,
+                tid: t.tid,
+                process: process_of(t.pid),
+                name: t.name().to_string(),
+                cpu: t.stat.processor,
+                policy: policy_name(t.stat.policy).to_string(),
+                rt_priority: t.stat.rt_priority,
+                nice: t.stat.nice,
+                affinity: t.cpus_allowed.to_string(),
+                state: t.stat.state.to_string(),
+                kernel_thread: t.is_kernel_thread(),
             })
             .collect();
         outln!(
@@ -135,7 +133,7 @@ fn select(facts: &Facts, filter: &Filter) -> Result<Vec<ThreadInfo>, String> {
         Filter::Tids(tids) => tids
             .iter()
             .map(|&tid| {
-                let thread = rtlat_linux::tune::thread::find_thread(facts, tid)
+                let thread = rtlat_system::tune::thread::find_thread(facts, tid)
                     .map_err(|e| format!("--tid {tid}: {e}"))?;
                 facts
                     .thread(thread.pid, tid)

@@ -19,9 +19,9 @@ use options::Action;
 pub fn main(args: &[String]) -> ExitCode {
     let action = match options::parse(args) {
         Ok(action) => action,
-        Err(message) => {
-            errln!("rtlat threads: {message}");
-            return ExitCode::from(2);
+        Err(error) => {
+            errln!("rtlat threads: {error}");
+            return rtlat::exit_status::code(rtlat::exit_status::of(&error));
         }
     };
     match action {

@@ -11,13 +11,15 @@
 use std::path::PathBuf;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::SchedRequest;
-use rtlat_linux::tune::thread::SCHED_REQUEST_SYNTAX;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::SchedRequest;
+use rtlat_system::tune::thread::SCHED_REQUEST_SYNTAX;
+
+use rtlat::options::CliError;
 
 use super::pattern::{Pattern, SYNTAX};
 use crate::cli::tuning::args::{
-    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, online_cpu_list, start,
+    APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, machine, online_cpu_list, start,
 };
 
 /// `rtlat threads --help`.
@@ -63,31 +65,23 @@ restored. A restore file is refused as a whole if a thread is gone or its id now
 another thread.
 ";
 
+/// The options; their help is in [`USAGE`], which lists `--tid` twice (for listing and for
+/// changing), so it is kept as written (a test checks it names every option).
 const SPECS: &[Spec] = &[
-    Spec {
-        name: "--pid",
-        value: Some("a process id"),
-    },
-    Spec {
-        name: "--name",
-        value: Some("a name pattern such as qemu-system"),
-    },
-    Spec {
-        name: "--tid",
-        value: Some("a thread id (`rtlat threads` lists them)"),
-    },
-    Spec {
-        name: "--set",
-        value: Some(SCHED_REQUEST_SYNTAX),
-    },
-    Spec {
-        name: "--pin",
-        value: Some("a CPU list such as 3 or 2-3"),
-    },
-    Spec {
-        name: "--json",
-        value: None,
-    },
+    Spec::new("--pid").long("pid").value("PID", "a process id"),
+    Spec::new("--name")
+        .long("name")
+        .value("REGEX", "a name pattern such as qemu-system"),
+    Spec::new("--tid")
+        .long("tid")
+        .value("TID", "a thread id (`rtlat threads` lists them)"),
+    Spec::new("--set")
+        .long("set")
+        .value("POLICY", SCHED_REQUEST_SYNTAX),
+    Spec::new("--pin")
+        .long("pin")
+        .value("CPUS", "a CPU list such as 3 or 2-3"),
+    Spec::new("--json").long("json"),
     ROOT,
     APPLY,
     SAVE,
@@ -142,11 +136,14 @@ fn id(option: &str, value: &str, what: &str) -> Result<u32, String> {
 }
 
 /// Parses the words after `rtlat threads`.
-pub fn parse(args: &[String]) -> Result<Action, String> {
-    let (options, facts) = match start("rtlat threads", args, SPECS)? {
+pub fn parse(args: &[String]) -> Result<Action, CliError> {
+    let (options, root) = match start("rtlat threads", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
-        Start::Run(options, facts) => (options, facts),
+        Start::Restore { file, root } => {
+            machine(&root)?;
+            return Ok(Action::Restore { file, root });
+        }
+        Start::Run(options, root) => (options, root),
     };
     let value = |name: &str| options.value(name);
     let given = |name: &str| options.given(name);
@@ -162,14 +159,14 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
     ) {
         return Err(format!(
             "{list} conflicts with {change}: {list} is for listing threads, {change} for changing them (by --tid)"
-        ));
+        ).into());
     }
     if !changing {
         for option in ["--apply", "--save"] {
             if given(option) {
                 return Err(format!(
                     "{option} has no effect without --set POLICY or --pin CPUS: add one or drop {option}"
-                ));
+                ).into());
             }
         }
         let tids = found
@@ -196,7 +193,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
             Filter::All
         };
         return Ok(Action::List {
-            facts,
+            facts: machine(&root)?,
             filter,
             json: given("--json"),
         });
@@ -205,13 +202,15 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
     // Changing: --set/--pin before the first --tid are defaults; after one, that thread's.
     let mut defaults: (Option<SchedRequest>, Option<CpuSet>) = (None, None);
     let mut threads: Vec<Wanted> = Vec::new();
+    // The CPU lists as typed, checked against the machine's online CPUs after the syntax.
+    let mut pins: Vec<&str> = Vec::new();
     for item in found {
         let scope = threads.last().map(|w| format!(" for --tid {}", w.tid));
         match item.name {
             "--tid" => {
                 let tid = id("--tid", &item.value, "a thread id (a number above 0)")?;
                 if threads.iter().any(|w| w.tid == tid) {
-                    return Err(format!("--tid {tid} is given twice: give each thread once"));
+                    return Err(format!("--tid {tid} is given twice: give each thread once").into());
                 }
                 threads.push(Wanted {
                     tid,
@@ -232,11 +231,14 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
                     return Err(format!(
                         "--set is given twice{}: give it once",
                         scope.unwrap_or_default()
-                    ));
+                    )
+                    .into());
                 }
             }
             "--pin" => {
-                let cpus = online_cpu_list("--pin", &item.value, &facts)?;
+                let cpus =
+                    CpuSet::parse(&item.value).map_err(|e| invalid("--pin", &item.value, e))?;
+                pins.push(&item.value);
                 let slot = match threads.last_mut() {
                     Some(w) => &mut w.pin,
                     None => &mut defaults.1,
@@ -245,7 +247,8 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
                     return Err(format!(
                         "--pin is given twice{}: give it once",
                         scope.unwrap_or_default()
-                    ));
+                    )
+                    .into());
                 }
             }
             _ => {}
@@ -264,7 +267,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
             return Err(format!(
                 "--tid {} has nothing to change: put --set/--pin after it, or before the first --tid to apply them to every thread",
                 wanted.tid
-            ));
+            ).into());
         }
     }
     let save = value("--save").map(PathBuf::from);
@@ -273,6 +276,11 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
             "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
                 .into(),
         );
+    }
+    // Against the machine: its root and the CPUs of --pin.
+    let facts = machine(&root)?;
+    for pin in pins {
+        online_cpu_list("--pin", pin, &facts)?;
     }
     Ok(Action::Change(Change {
         threads,
@@ -286,7 +294,7 @@ pub fn parse(args: &[String]) -> Result<Action, String> {
 mod tests {
     use super::*;
 
-    fn parse_line(line: &str) -> Result<Action, String> {
+    fn parse_line(line: &str) -> Result<Action, CliError> {
         parse(
             &line
                 .split_whitespace()
@@ -300,6 +308,14 @@ mod tests {
             Ok(Action::Change(change)) => change,
             Ok(_) => panic!("{line}: not a change"),
             Err(e) => panic!("{line}: {e}"),
+        }
+    }
+
+    #[test]
+    fn the_help_names_every_option() {
+        for spec in SPECS {
+            let names = rtlat::options::help::names(spec);
+            assert!(USAGE.contains(&names), "{names}");
         }
     }
 
@@ -371,7 +387,7 @@ mod tests {
             ),
         ] {
             let err = match parse_line(line) {
-                Err(e) => e,
+                Err(e) => e.to_string(),
                 Ok(_) => panic!("{line}: accepted"),
             };
             assert!(err.contains(fragment), "{line}: {err}");

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::thread::{find_thread, thread_changes};
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::thread::{find_thread, thread_changes};
 
 use super::options::Change;
 use crate::cli::tuning::apply::{Request, run as run_request};
@@ -30,7 +30,7 @@ pub fn run(change: Change) -> ExitCode {
             Ok(found) => changes.extend(found),
             Err(e) => {
                 errln!("rtlat threads: --tid {tid}: {e}");
-                return ExitCode::from(2);
+                return rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT);
             }
         }
     }

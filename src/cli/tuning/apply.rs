@@ -16,9 +16,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use rtlat_linux::Error;
-use rtlat_linux::facts::Facts;
-use rtlat_linux::tune::{
+use rtlat_system::TuneError as Error;
+use rtlat_system::facts::Facts;
+use rtlat_system::tune::{
     Change, RestoreFile, file, permission, restore::utc_text, transaction::Failed,
 };
 
@@ -94,7 +94,7 @@ pub fn run(request: &Request) -> ExitCode {
 
     let skip = request.skip;
     let outcome =
-        rtlat_linux::tune::transaction::apply(&request.root, &request.changes, |_, e| skip(e));
+        rtlat_system::tune::transaction::apply(&request.root, &request.changes, |_, e| skip(e));
     let (done, code) = match outcome {
         Ok(applied) => {
             for change in &applied.done {
@@ -244,12 +244,12 @@ pub fn cpus_text(cpus: &rtlat_linux::cpuset::CpuSet) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_linux::tune::Target;
+    use rtlat_system::tune::Target;
 
     #[test]
     fn a_failure_part_way_is_5_only_when_something_is_left() {
         let change = Change::new(Target::DefaultIrqAffinity, "f", "7");
-        let error = Error::NoCpus;
+        let error = Error::NoSuchThread { tid: 1 };
         let mut failed = Failed {
             change: change.clone(),
             error: error.clone(),

@@ -1,41 +1,32 @@
-//! The option scanner of the tuning commands: long options only, `--opt VALUE` or
-//! `--opt=VALUE`, in order (some commands give meaning to the order), every problem one line
-//! naming the option.
+//! The options of the tuning commands, through the one option mechanism ([`rtlat::options`]):
+//! long options only (and `-h`), `--opt VALUE` or `--opt=VALUE`, in order (some commands give
+//! meaning to the order), every problem one line naming the option.
 
-/// One option a command accepts.
-#[derive(Debug, Clone, Copy)]
-pub struct Spec {
-    /// The name with its dashes: `--tid`.
-    pub name: &'static str,
-    /// What its value is, in words (`a thread id`), or `None` for a flag.
-    pub value: Option<&'static str>,
-}
+use rtlat::options::{self, CliError, Grammar, UsageError};
+
+/// One option a command accepts: its id is its name with the dashes (`--tid`).
+pub type Spec = options::Spec<&'static str>;
 
 /// `--root DIR`: the tree read and written instead of `/`.
-pub const ROOT: Spec = Spec {
-    name: "--root",
-    value: Some("a directory"),
-};
+pub const ROOT: Spec = Spec::new("--root").long("root").value("DIR", "a directory");
 /// `--apply`: make the changes (without it, a dry run).
-pub const APPLY: Spec = Spec {
-    name: "--apply",
-    value: None,
-};
+pub const APPLY: Spec = Spec::new("--apply")
+    .long("apply")
+    .help("make the changes (without it: a dry run that prints them)");
 /// `--save FILE`: where the restore file goes.
-pub const SAVE: Spec = Spec {
-    name: "--save",
-    value: Some("a file path"),
-};
+pub const SAVE: Spec = Spec::new("--save")
+    .long("save")
+    .value("FILE", "a file path");
 /// `--restore FILE`: undo what a restore file records.
-pub const RESTORE: Spec = Spec {
-    name: "--restore",
-    value: Some("a restore file's path"),
-};
+pub const RESTORE: Spec = Spec::new("--restore")
+    .long("restore")
+    .value("FILE", "a restore file's path")
+    .help("undo the changes FILE records (with the --root they were made under)");
 /// `--help`.
-pub const HELP: Spec = Spec {
-    name: "--help",
-    value: None,
-};
+pub const HELP: Spec = Spec::new("--help")
+    .short('h')
+    .long("help")
+    .help("print this help");
 
 /// An option found: its spec's name and its value (empty for a flag).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,54 +38,34 @@ pub struct Found {
 }
 
 /// Scans `args` against `specs`; `command` names the command in messages (`rtlat irq`).
-pub fn scan(command: &str, args: &[String], specs: &[Spec]) -> Result<Vec<Found>, String> {
-    let mut found = Vec::new();
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        let (name, inline) = match word.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-            _ => (word.as_str(), None),
-        };
-        if !name.starts_with('-') {
-            return Err(format!(
-                "unexpected argument '{word}': every setting is an option (`{command} --help` lists them)"
-            ));
-        }
-        let spec = specs
-            .iter()
-            .find(|s| s.name == name || (name == "-h" && s.name == "--help"))
-            .ok_or_else(|| {
-                format!("unknown option '{name}' (`{command} --help` lists the options)")
-            })?;
-        let value = match (spec.value, inline) {
-            (None, None) => String::new(),
-            (None, Some(_)) => {
-                return Err(format!(
-                    "option {} takes no value, but '{word}' gives it one",
-                    spec.name
-                ));
+pub fn scan(command: &str, args: &[String], specs: &[Spec]) -> Result<Vec<Found>, CliError> {
+    let grammar = Grammar {
+        operands: false,
+        values_never_start_with_dashes: true,
+    };
+    let scanned = options::scan_with(args, specs, &(), grammar).map_err(|e| match e {
+        UsageError::StrayArgument { argument } => CliError::Refused(format!(
+            "unexpected argument '{argument}': every setting is an option (`{command} --help` lists them)"
+        )),
+        UsageError::UnknownOption { option } => CliError::Refused(format!(
+            "unknown option '{option}' (`{command} --help` lists the options)"
+        )),
+        other => CliError::Usage(other),
+    })?;
+    let mut found = Vec::with_capacity(scanned.options.len());
+    for option in scanned.options {
+        let spec = specs.iter().find(|s| s.id == option.id);
+        // A value given empty (`--tid=`) is a value missing.
+        if let (Some(spec), Some("")) = (spec, option.value.as_deref()) {
+            return Err(UsageError::MissingValue {
+                option: option.id.to_owned(),
+                expected: spec.expected.to_owned(),
             }
-            (Some(_), Some(value)) => value.to_owned(),
-            (Some(expected), None) => match words.next() {
-                Some(value) if !value.starts_with("--") => value.clone(),
-                _ => {
-                    return Err(format!(
-                        "option {} needs a value: expected {expected}",
-                        spec.name
-                    ));
-                }
-            },
-        };
-        if spec.value.is_some() && value.is_empty() {
-            return Err(format!(
-                "option {} needs a value: expected {}",
-                spec.name,
-                spec.value.unwrap_or_default()
-            ));
+            .into());
         }
         found.push(Found {
-            name: spec.name,
-            value,
+            name: option.id,
+            value: option.value.unwrap_or_default(),
         });
     }
     Ok(found)
@@ -114,8 +85,9 @@ pub enum Start {
         /// `--root`, or `/`.
         root: std::path::PathBuf,
     },
-    /// Anything else: the options in order and the machine they act on.
-    Run(Options, rtlat_linux::facts::Facts),
+    /// Anything else: the options in order and `--root` (or `/`), not yet looked at (see
+    /// [`machine`]).
+    Run(Options, std::path::PathBuf),
 }
 
 /// The options found on a command line, in order.
@@ -143,16 +115,13 @@ impl Options {
 }
 
 /// Scans `args` and handles what the tuning commands share: `--help`, `--restore` and
-/// `--root`.
-pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, String> {
+/// `--root` (what was typed only: the machine is looked at by [`machine`]).
+pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, CliError> {
     let options = Options(scan(command, args, specs)?);
     if options.given("--help") {
         return Ok(Start::Help);
     }
     let root = options.value("--root").unwrap_or_else(|| "/".into());
-    if !std::path::Path::new(&root).is_dir() {
-        return Err(invalid("--root", &root, "not a directory"));
-    }
     if let Some(path) = options.value("--restore") {
         if let Some(other) = options
             .0
@@ -162,14 +131,24 @@ pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, St
             return Err(format!(
                 "--restore takes no other option but --root ({} given): the file says what to restore",
                 other.name
-            ));
+            )
+            .into());
         }
         return Ok(Start::Restore {
             file: std::path::PathBuf::from(path),
             root: std::path::PathBuf::from(root),
         });
     }
-    Ok(Start::Run(options, rtlat_linux::facts::Facts::at(&root)))
+    Ok(Start::Run(options, std::path::PathBuf::from(root)))
+}
+
+/// The second step: the machine under `root` (`--root`, which must be a directory).
+pub fn machine(root: &std::path::Path) -> Result<rtlat_system::facts::Facts, CliError> {
+    if !root.is_dir() {
+        let shown = root.display().to_string();
+        return Err(invalid("--root", &shown, "not a directory").into());
+    }
+    Ok(rtlat_system::facts::Facts::at(root))
 }
 
 /// The command line as typed, `rtlat COMMAND ARGS…`: what a restore file records.
@@ -191,7 +170,7 @@ pub fn invalid(option: &str, value: &str, reason: impl std::fmt::Display) -> Str
 pub fn online_cpu_list(
     option: &str,
     value: &str,
-    facts: &rtlat_linux::facts::Facts,
+    facts: &rtlat_system::facts::Facts,
 ) -> Result<rtlat_linux::cpuset::CpuSet, String> {
     let set = rtlat_linux::cpuset::CpuSet::parse(value).map_err(|e| invalid(option, value, e))?;
     let online = facts
@@ -218,18 +197,9 @@ mod tests {
     use super::*;
 
     const SPECS: &[Spec] = &[
-        Spec {
-            name: "--tid",
-            value: Some("a thread id"),
-        },
-        Spec {
-            name: "--apply",
-            value: None,
-        },
-        Spec {
-            name: "--help",
-            value: None,
-        },
+        Spec::new("--tid").long("tid").value("TID", "a thread id"),
+        APPLY,
+        HELP,
     ];
 
     fn words(line: &str) -> Vec<String> {
@@ -253,9 +223,9 @@ mod tests {
 
     #[test]
     fn cpu_lists_must_be_online() {
-        let facts = rtlat_linux::facts::Facts::at(concat!(
+        let facts = rtlat_system::facts::Facts::at(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-linux/tests/data/hp-t630"
+            "/rtlat-system/tests/data/hp-t630"
         ));
         assert_eq!(
             online_cpu_list("--pin", "1-2", &facts).unwrap().to_string(),
@@ -286,7 +256,9 @@ mod tests {
             ("-t 5", "unknown option '-t'"),
             ("5", "unexpected argument '5'"),
         ] {
-            let err = scan("rtlat x", &words(line), SPECS).unwrap_err();
+            let err = scan("rtlat x", &words(line), SPECS)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(fragment), "{line}: {err}");
             assert_eq!(err.lines().count(), 1);
         }

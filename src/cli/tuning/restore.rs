@@ -1,13 +1,13 @@
 //! `rtlat irq|threads|cpufreq [--root DIR] --restore FILE`: undo what a restore file records,
 //! after checking the whole file against this machine, this boot and this user's privileges
-//! (see `rtlat_linux::tune::restore`): a file that fails any check is refused before anything
+//! (see `rtlat_system::tune::restore`): a file that fails any check is refused before anything
 //! is written.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use rtlat::exit_status::{self, BAD_INPUT, NOT_UNDONE, OK};
-use rtlat_linux::tune::RestoreFile;
+use rtlat_system::tune::RestoreFile;
 
 /// Restores `path` for `command` under `root`; returns the exit status (2 refused, nothing
 /// written; 5 some settings could not be restored, stderr names them; 0 all restored).

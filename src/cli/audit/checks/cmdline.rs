@@ -2,7 +2,7 @@
 //! byte), unknown or misspelled names, repeated parameters, and combinations that conflict or
 //! are redundant. What each real-time parameter does is in [`super::params`].
 
-use rtlat_linux::cmdline::Param;
+use rtlat_system::cmdline::Param;
 
 use crate::cli::audit::context::{Cmdline, Context, and_list};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::CpuFreqPolicy;
+use rtlat_system::facts::CpuFreqPolicy;
 
 use crate::cli::audit::context::{Context, cpus_verb, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

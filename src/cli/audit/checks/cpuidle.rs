@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::{FactResultExt, IdleState};
+use rtlat_system::facts::{FactResultExt, IdleState};
 
 use crate::cli::audit::context::{Context, and_list, cpus_phrase, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};
@@ -22,7 +22,7 @@ type DeepStates = Vec<(String, u64)>;
 const NO_REQUEST: i32 = 2_000_000_000;
 
 /// The latency limit a process holds through `/dev/cpu_dma_latency`, if readable.
-fn dma_latency(ctx: &Context) -> Result<i32, rtlat_linux::Error> {
+fn dma_latency(ctx: &Context) -> Result<i32, rtlat_linux::DmaLatencyError> {
     rtlat_linux::read_dma_latency(ctx.facts.path("dev/cpu_dma_latency"))
 }
 
@@ -290,7 +290,7 @@ fn dma_holders(ctx: &Context) -> (Vec<(u32, String)>, String) {
     }
 }
 
-fn dma_finding(ctx: &Context, dma: Result<i32, rtlat_linux::Error>) -> Finding {
+fn dma_finding(ctx: &Context, dma: Result<i32, rtlat_linux::DmaLatencyError>) -> Finding {
     const ID: &str = "cpuidle.dma_latency";
     let source = rtlat_linux::DMA_LATENCY_PATH;
     let fd_source = "/proc/*/fd/* -> /dev/cpu_dma_latency";
@@ -330,7 +330,7 @@ fn dma_finding(ctx: &Context, dma: Result<i32, rtlat_linux::Error>) -> Finding {
         )
         .evidence(source, format!("{value}"))
         .remedy("rtlat run (like cyclictest) holds it at 0 while it measures; a real-time application should do the same: open it, write a 32-bit 0, keep it open"),
-        Err(rtlat_linux::Error::DmaLatencyMissing { .. }) => Finding::new(
+        Err(rtlat_linux::DmaLatencyError::Missing { .. }) => Finding::new(
             ID,
             Severity::Info,
             "/dev/cpu_dma_latency is absent (no PM QoS device, or not in this captured tree), so it was not checked",

@@ -3,7 +3,7 @@
 //! kernel's own line, what it made of them (`/sys/devices/system/cpu/{isolated,nohz_full}`).
 
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::facts::FactResultExt;
+use rtlat_system::facts::FactResultExt;
 
 use crate::cli::audit::context::{
     Cmdline, Context, and_list, cpus_phrase, or_none, system_path, unreadable,

@@ -2,7 +2,7 @@
 //! (`effective_affinity_list`) includes isolated CPUs, irqbalance, and the affinity new IRQs
 //! get (`/proc/irq/default_smp_affinity`).
 
-use rtlat_linux::facts::format_cpu_mask;
+use rtlat_system::facts::format_cpu_mask;
 
 use crate::cli::audit::context::{Context, and_list, cpus_phrase, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -1,6 +1,6 @@
 //! The kernel: PREEMPT_RT or not (and how to get one), and the clocksource.
 
-use rtlat_linux::facts::{FactResultExt, PreemptModel};
+use rtlat_system::facts::{FactResultExt, PreemptModel};
 
 use crate::cli::audit::context::{Context, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -1,6 +1,6 @@
 //! Memory management that adds latency: transparent huge pages, swap, KSM.
 
-use rtlat_linux::facts::{FactResultExt, KsmRun};
+use rtlat_system::facts::{FactResultExt, KsmRun};
 
 use crate::cli::audit::context::{Context, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -41,7 +41,7 @@ mod tests {
     use super::*;
     use crate::cli::audit::suggest::{Machine, suggest};
     use rtlat_linux::cpuset::CpuSet;
-    use rtlat_linux::facts::Facts;
+    use rtlat_system::facts::Facts;
 
     /// Words that exercise the command-line checks: isolation parameters with good and bad
     /// CPU lists, flags, quotes, repeats and near-misspellings.
@@ -97,7 +97,7 @@ mod tests {
     fn no_command_line_makes_a_check_or_the_suggestion_panic() {
         let root = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-linux/tests/data/hp-t630"
+            "/rtlat-system/tests/data/hp-t630"
         );
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let possible = CpuSet::parse("0-3").unwrap();
@@ -113,7 +113,7 @@ mod tests {
                 from_grub: false,
             };
             if let Ok(s) = suggest(cmdline, "fuzz", &CpuSet::parse("2-3").unwrap(), &machine) {
-                let again = rtlat_linux::cmdline::KernelCmdline::parse(&s.line.to_string());
+                let again = rtlat_system::cmdline::KernelCmdline::parse(&s.line.to_string());
                 assert_eq!(again.params(), s.line.params(), "{text:?}");
             }
         }

@@ -1,6 +1,6 @@
 //! Sysctls: real-time throttling, timer migration, and the lockup watchdogs.
 
-use rtlat_linux::facts::FactResultExt;
+use rtlat_system::facts::FactResultExt;
 
 use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -2,8 +2,8 @@
 //! bound there (expected), other kernel threads allowed there, real-time threads pinned there
 //! (the point of isolating), and other user threads whose affinity reaches them.
 
-use rtlat_linux::facts::ThreadInfo;
 use rtlat_linux::thread::Policy;
+use rtlat_system::facts::ThreadInfo;
 
 use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -2,7 +2,7 @@
 //! latency, and how much CPU time the host has taken from it since boot (`vm.steal`, from
 //! `/proc/stat`).
 
-use rtlat_linux::facts::{CpuTimes, FactResultExt};
+use rtlat_system::facts::{CpuTimes, FactResultExt};
 
 use crate::cli::audit::context::{Context, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

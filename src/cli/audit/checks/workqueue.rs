@@ -1,7 +1,7 @@
 //! Unbound workqueues: `/sys/devices/virtual/workqueue/cpumask`, the CPUs their workers may
 //! run on.
 
-use rtlat_linux::facts::format_cpu_mask;
+use rtlat_system::facts::format_cpu_mask;
 
 use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
 use crate::cli::audit::finding::{Finding, Severity};

@@ -16,42 +16,48 @@
 //! `cmdline.source` is `null` when no command line could be read; `remedy` is `null` when
 //! there is nothing to do; `worst` is `null` without findings.
 
-use serde_json::{Map, Value, json};
+use rtlat::formats::schema::audit as schema;
 
 use super::Report;
 use crate::cli::audit::finding::{Finding, Severity, Summary};
 
 /// One finding as JSON: `{ "id", "severity", "title", "evidence": [{ "source", "value" }], "remedy" }`.
-pub fn finding(finding: &Finding) -> Value {
-    let evidence: Vec<Value> = finding
-        .evidence
-        .iter()
-        .map(|e| json!({ "source": e.source, "value": e.value }))
-        .collect();
-    json!({
-        "id": finding.id,
-        "severity": finding.severity.name(),
-        "title": finding.title,
-        "evidence": evidence,
-        "remedy": finding.remedy,
-    })
+pub fn finding(finding: &Finding) -> schema::Finding {
+    schema::Finding {
+        id: finding.id.to_string(),
+        severity: finding.severity.name().to_string(),
+        title: finding.title.clone(),
+        evidence: finding
+            .evidence
+            .iter()
+            .map(|e| schema::Evidence {
+                source: e.source.clone(),
+                value: e.value.clone(),
+            })
+            .collect(),
+        remedy: finding.remedy.clone(),
+    }
 }
 
-/// The report as a JSON value.
-pub fn value(report: &Report<'_>) -> Value {
+/// The report as a JSON document.
+pub fn value(report: &Report<'_>) -> schema::Report {
     let summary = Summary::of(report.findings);
-    let mut counts = Map::new();
-    for severity in Severity::ALL {
-        counts.insert(severity.name().to_owned(), json!(summary.count(severity)));
+    schema::Report {
+        root: report.root.to_string(),
+        cmdline: schema::Cmdline {
+            source: report.cmdline_source.map(str::to_string),
+            running: report.cmdline_running,
+        },
+        findings: report.findings.iter().map(finding).collect(),
+        summary: schema::Summary {
+            ok: summary.count(Severity::Ok),
+            info: summary.count(Severity::Info),
+            warn: summary.count(Severity::Warn),
+            fail: summary.count(Severity::Fail),
+            worst: summary.worst.map(|s| s.name().to_string()),
+            exit_status: summary.exit_status(),
+        },
     }
-    counts.insert("worst".to_owned(), json!(summary.worst.map(Severity::name)));
-    counts.insert("exit_status".to_owned(), json!(summary.exit_status()));
-    json!({
-        "root": report.root,
-        "cmdline": { "source": report.cmdline_source, "running": report.cmdline_running },
-        "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
-        "summary": counts,
-    })
 }
 
 /// The report as pretty-printed JSON text, with a final newline.
@@ -64,6 +70,7 @@ pub fn render(report: &Report<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn shape() {

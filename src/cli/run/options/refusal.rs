@@ -13,8 +13,8 @@
 
 use rtlat_linux::cpuset::CpuSet;
 
-use super::super::getopt::{self, Found};
 use super::{CpuSpec, Expectations, Opt, specs};
+use rtlat::options::{self as getopt, Found};
 
 /// How cyclictest ends on a command line it refuses.
 #[derive(Debug, Clone, PartialEq, Eq)]

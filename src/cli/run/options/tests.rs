@@ -1,3 +1,8 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rtlat_linux::cpuset::CpuSet;
+
 use super::*;
 
 fn words(line: &str) -> Vec<String> {
@@ -67,7 +72,7 @@ fn defaults_are_cyclictests() {
     assert_eq!(config.loops, 0);
     assert_eq!(config.duration, None);
     assert_eq!(config.policy(), Policy::Other);
-    assert_eq!(config.timer, Timer::Absolute);
+    assert_eq!(config.timer, TimerKind::Absolute);
     assert_eq!(config.clock, Clock::Monotonic);
     assert_eq!(config.unit, Unit::Us);
     assert_eq!(config.dma_latency_us(), Some(0));
@@ -335,7 +340,7 @@ fn values_land_in_their_fields() {
     assert_eq!((config.spike, config.spike_nodes), (Some(30), 9));
     assert_eq!(config.histfile, Some(PathBuf::from("h.txt")));
     assert_eq!(config.fail_above_us, Some(100));
-    assert_eq!(config.timer, Timer::Timerfd);
+    assert_eq!(config.timer, TimerKind::TimerFd);
     assert_eq!(config.unit, Unit::Ns);
     assert_eq!(config.duration, Some(Duration::from_secs(3600)));
     assert_eq!(config.loops, 7);
@@ -554,7 +559,7 @@ fn clocks() {
         let config = run("--clock cntvct");
         assert_eq!(
             (config.clock, config.timer),
-            (Clock::Cntvct, Timer::Absolute)
+            (Clock::Cntvct, TimerKind::Absolute)
         );
         assert_eq!(config.clock.c_name(), "CNTVCT_EL0");
         assert_eq!(run("-c cntvct --timer abs").clock, Clock::Cntvct);
@@ -732,7 +737,7 @@ fn what_cyclictest_warns_about_runs_with_its_warning() {
     );
     // -s wins over -x.
     let config = run("-s -x");
-    assert_eq!(config.timer, Timer::Nanosleep);
+    assert_eq!(config.timer, TimerKind::NanoSleep);
     assert_eq!(config.warnings.len(), 3);
     assert_eq!(config.warnings[2], "WARN: Using clock_nanosleep");
 }
@@ -743,4 +748,33 @@ fn deepest_idle_state() {
     assert_eq!(run("--deepest-idle-state 1").deepest_idle_state, Some(1));
     assert_eq!(run("--deepest-idle-state=-1").deepest_idle_state, Some(-1));
     assert_eq!(run("--deepest 0").deepest_idle_state, Some(0));
+}
+
+#[test]
+fn the_usage_names_every_option_of_the_table() {
+    use super::super::usage::usage;
+    // Refused by name (cyclictest's obsolete or unsupported options), told in DIFFERENCES.
+    let refused = ["nanosleep", "oscope", "resolution", "dbg_cyclictest"];
+    for cyclictest in [false, true] {
+        let text = usage(cyclictest);
+        for spec in specs(cyclictest) {
+            let long = spec.long.unwrap_or_default();
+            if refused.contains(&long) {
+                continue;
+            }
+            if cyclictest && !spec.abbreviable {
+                // rtlat's own options are not cyclictest's.
+                assert!(!text.contains(&format!("--{long}=")), "{long}");
+                continue;
+            }
+            let names = match spec.short {
+                Some(short) => format!("-{short}, --{long}"),
+                None => format!("--{long}"),
+            };
+            assert!(
+                text.contains(&names),
+                "{names} (as cyclictest: {cyclictest})"
+            );
+        }
+    }
 }

@@ -3,9 +3,12 @@
 //! cyclictest cannot say: overruns, percentiles, the cycle of the maximum, the log-linear
 //! histogram and the run's configuration.
 
-use std::fmt::Write as _;
-
-use serde_json::{Map, Value, json};
+use rtlat::formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
+use rtlat::formats::schema::rtlat::{
+    DeadlineTranslation, RunConfig, RunExtra, Second, Seconds, ThreadExtra,
+};
+use rtlat::formats::schema::{Count, Entries, Field};
+use serde_json::{Number, Value};
 
 use rtlat_engine::run::ThreadReport;
 use rtlat_engine::seconds::SecondsSeries;
@@ -27,7 +30,7 @@ pub struct RunFacts {
     /// `-N`: values in ns instead of µs.
     pub nanoseconds: bool,
     /// The run's configuration, as rtlat resolved it.
-    pub config: Value,
+    pub config: RunConfig,
     /// TID of the thread that broke the run (`-b`), if any.
     pub break_tid: Option<i32>,
     /// `-v` samples that could not be printed, per thread.
@@ -42,91 +45,72 @@ pub struct RunFacts {
 /// each thread's `"node"` and after `"thread"`.
 pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
     let unit = if facts.nanoseconds { 1 } else { 1000 };
-    let text = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     let sys = sysinfo();
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "{{\n  \"file_version\": 1,\n  \"cmdline:\": {},\n  \"rt_test_version:\": {},\n  \"start_time\": {},\n  \"end_time\": {},\n  \"return_code\": {},\n",
-        text(&facts.cmdline),
-        text(RT_TESTS_FORMAT_VERSION),
-        text(&rfc2822_local(facts.start_unix)),
-        text(&rfc2822_local(facts.end_unix)),
-        facts.return_code
-    );
-    let _ = write!(
-        out,
-        "  \"sysinfo\": {{\n    \"sysname\": {},\n    \"nodename\": {},\n    \"release\": {},\n    \"version\": {},\n    \"machine\": {},\n    \"realtime\": {}\n  }},\n",
-        text(&sys.sysname),
-        text(&sys.nodename),
-        text(&sys.release),
-        text(&sys.version),
-        text(&sys.machine),
-        u8::from(sys.realtime)
-    );
-    let _ = write!(
-        out,
-        "  \"num_threads\": {},\n  \"resolution_in_ns\": {},\n  \"thread\": {{\n",
-        threads.len(),
-        u8::from(facts.nanoseconds)
-    );
-    for (k, t) in threads.iter().enumerate() {
-        let s = t.summary();
-        let _ = write!(out, "    \"{}\": {{\n      \"histogram\": {{", t.index);
-        let buckets: Vec<(usize, u64)> = t
-            .linear
-            .as_ref()
-            .map(|l| {
-                l.counts
-                    .iter()
-                    .copied()
-                    .enumerate()
-                    .filter(|(_, c)| *c != 0)
-                    .collect()
-            })
-            .unwrap_or_default();
-        if buckets.is_empty() {
-            out.push_str("      },\n");
-        } else {
-            out.push('\n');
-            for (j, (bucket, count)) in buckets.iter().enumerate() {
-                let comma = if j + 1 < buckets.len() { "," } else { "" };
-                let _ = writeln!(out, "        \"{bucket}\": {count}{comma}");
-            }
-            out.push_str("      },\n");
+    let thread = threads
+        .iter()
+        .map(|t| {
+            let s = t.summary();
+            let histogram = t
+                .linear
+                .as_ref()
+                .map(|l| {
+                    l.counts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| **c != 0)
+                        .map(|(bucket, count)| (bucket.to_string(), Field::from(Count(*count))))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let entry = Thread {
+                histogram: LinearHistogram(Entries(histogram)).into(),
+                cycles: Count(s.count()).into(),
+                min: Number::from(s.min().map_or(0, |v| v / unit)).into(),
+                max: Number::from(s.max().map_or(0, |v| v / unit)).into(),
+                avg: Avg(s.mean().map_or(0.0, |m| m / unit as f64)).into(),
+                cpu: Number::from(t.cpu.map_or(-1, |c| c as i64)).into(),
+                node: Number::from(t.cpu.filter(|_| facts.numa_nodes).map_or(-1, numa_node)).into(),
+                rtlat: thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0))
+                    .into(),
+            };
+            (t.index.to_string(), Field::from(entry))
+        })
+        .collect();
+    let doc = Document {
+        file_version: Number::from(1).into(),
+        cmdline: facts.cmdline.clone().into(),
+        rt_test_version: RT_TESTS_FORMAT_VERSION.to_string().into(),
+        start_time: rfc2822_local(facts.start_unix).into(),
+        end_time: rfc2822_local(facts.end_unix).into(),
+        return_code: Number::from(facts.return_code).into(),
+        sysinfo: Sysinfo {
+            sysname: sys.sysname.into(),
+            nodename: sys.nodename.into(),
+            release: sys.release.into(),
+            version: sys.version.into(),
+            machine: sys.machine.into(),
+            realtime: Number::from(u8::from(sys.realtime)).into(),
+            ..Sysinfo::default()
         }
-        let avg = s.mean().map_or(0.0, |m| m / unit as f64);
-        let _ = write!(
-            out,
-            "      \"cycles\": {},\n      \"min\": {},\n      \"max\": {},\n      \"avg\": {avg:.2},\n      \"cpu\": {},\n      \"node\": {},\n",
-            s.count(),
-            s.min().map_or(0, |v| v / unit),
-            s.max().map_or(0, |v| v / unit),
-            t.cpu.map_or(-1, |c| c as i64),
-            t.cpu.filter(|_| facts.numa_nodes).map_or(-1, numa_node)
-        );
-        let extra = thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0));
-        let _ = writeln!(out, "      \"rtlat\": {}", indented(&extra, 6));
-        let comma = if k + 1 < threads.len() { "," } else { "" };
-        let _ = writeln!(out, "    }}{comma}");
-    }
-    let total_overruns: u64 = threads.iter().map(|t| t.overruns).sum();
-    let run = json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "unit": "ns",
-        "overruns": total_overruns,
-        "break_thread": facts.break_tid,
-        "config": facts.config,
-    });
-    let _ = write!(out, "  }},\n  \"rtlat\": {}\n}}\n", indented(&run, 2));
-    out
-}
-
-/// `value` pretty-printed, its lines after the first indented by `by` spaces.
-fn indented(value: &Value, by: usize) -> String {
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
-    let pad = " ".repeat(by);
-    pretty.replace('\n', &format!("\n{pad}"))
+        .into(),
+        num_threads: Number::from(threads.len()).into(),
+        resolution_in_ns: Number::from(u8::from(facts.nanoseconds)).into(),
+        thread: Entries(thread).into(),
+        rtlat: RunExtra {
+            version: env!("CARGO_PKG_VERSION").to_string().into(),
+            unit: "ns".to_string().into(),
+            overruns: threads.iter().map(|t| t.overruns).sum::<u64>().into(),
+            break_thread: facts.break_tid.map(i64::from).into(),
+            config: match serde_json::to_value(&facts.config) {
+                Ok(Value::Object(config)) => config.into(),
+                _ => Field::Invalid(Value::Null),
+            },
+        }
+        .into(),
+    };
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
+    text.push('\n');
+    text
 }
 
 /// The NUMA node of `cpu` (`/sys/devices/system/cpu/cpuN/nodeM`), -1 when unknown.
@@ -145,10 +129,10 @@ fn numa_node(cpu: usize) -> i64 {
 }
 
 /// rtlat's per-thread object: everything in ns, exact where the summary is exact.
-fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
+fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
     let s = t.summary();
     let h = &t.histogram;
-    let percentiles: Map<String, Value> = [
+    let percentiles = [
         ("p50", 50.0),
         ("p90", 90.0),
         ("p99", 99.0),
@@ -156,43 +140,42 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> Value {
         ("p99.99", 99.99),
     ]
     .into_iter()
-    .map(|(name, p)| (name.to_string(), json!(h.percentile(p))))
+    .map(|(name, p)| (name.to_string(), h.percentile(p)))
     .collect();
-    let mut extra = json!({
-        "unit": "ns",
-        "tid": t.tid,
-        "priority": t.priority,
-        "interval_us": t.interval_us,
-        "cycles": s.count(),
-        "min": s.min(),
-        "max": s.max(),
-        "mean": s.mean(),
-        "stddev": t.histogram.std_dev(),
-        "overruns": t.overruns,
-        "max_cycle": t.max_at.map(|(_, cycle)| cycle),
-        "percentiles": percentiles,
-        "percentile_relative_error": h.layout().relative_error(),
-        "minor_page_faults_while_measuring": t.minor_faults,
-        "allocations_while_measuring": t.allocations,
-        "lost_verbose_samples": lost_samples,
+    ThreadExtra {
+        unit: "ns".to_string().into(),
+        tid: i64::from(t.tid).into(),
+        priority: i64::from(t.priority).into(),
+        interval_us: t.interval_us.into(),
+        cycles: Count(s.count()).into(),
+        min: s.min().map(Number::from).into(),
+        max: s.max().map(Number::from).into(),
+        mean: s.mean().into(),
+        stddev: t.histogram.std_dev().into(),
+        overruns: Some(Count(t.overruns)).into(),
+        max_cycle: t.max_at.map(|(_, cycle)| cycle).into(),
+        percentiles: Entries(percentiles).into(),
+        percentile_relative_error: h.layout().relative_error().into(),
+        minor_page_faults_while_measuring: t.minor_faults.into(),
+        allocations_while_measuring: t.allocations.into(),
+        lost_verbose_samples: lost_samples.into(),
         // Per-second min/avg/max/overruns (bounded: see rtlat_engine::seconds).
-        "seconds": seconds_json(&t.seconds),
-        "histogram": serde_json::to_value(&**h).unwrap_or(Value::Null),
-    });
-    // Only the generic-timer clock's timer translates deadlines (to CLOCK_MONOTONIC), and
-    // so can wake early on the counter or meet a rate it refuses.
-    if let (Some(t), Some(map)) = (t.translation, extra.as_object_mut()) {
-        map.insert(
-            "deadline_translation".into(),
-            json!({
-                "early_wakeups": t.early_wakeups,
-                "slew_ppm": t.slew_ppm,
-                "calibrations": t.calibrations,
-                "refused": t.refused,
-            }),
-        );
+        seconds: seconds_json(&t.seconds).into(),
+        // rtlat-core's own serialization of the histogram (null if its sum is beyond
+        // what JSON's integers hold).
+        histogram: Field::from_value(serde_json::to_value(&**h).unwrap_or(Value::Null)),
+        // Only the generic-timer clock's timer translates deadlines (to CLOCK_MONOTONIC),
+        // and so can wake early on the counter or meet a rate it refuses.
+        deadline_translation: t.translation.map_or(Field::Absent, |t| {
+            DeadlineTranslation {
+                early_wakeups: t.early_wakeups.into(),
+                slew_ppm: t.slew_ppm.into(),
+                calibrations: t.calibrations.into(),
+                refused: t.refused.into(),
+            }
+            .into()
+        }),
     }
-    extra
 }
 
 /// uname's fields as cyclictest reports them.
@@ -269,24 +252,27 @@ pub fn rfc2822(unix: u64, offset: i64) -> String {
 /// A thread's time series as the JSON object: `{"period_s": s, "entries": [{"t", "cycles", "min", "avg", "max",
 /// "overruns"}, …]}`, times in seconds since the thread's start, latencies in ns (`null`
 /// for a second without cycles).
-fn seconds_json(series: &SecondsSeries) -> Value {
+fn seconds_json(series: &SecondsSeries) -> Seconds {
     let period = series.period_s();
-    let entries: Vec<Value> = series
+    let entries = series
         .entries()
         .iter()
         .map(|e| {
             let some = e.cycles > 0;
-            json!({
-                "t": e.slot.saturating_mul(period),
-                "cycles": e.cycles,
-                "min": some.then_some(e.min_ns),
-                "avg": e.avg_ns(),
-                "max": some.then_some(e.max_ns),
-                "overruns": e.overruns,
+            Field::from(Second {
+                t: Number::from(e.slot.saturating_mul(period)).into(),
+                cycles: e.cycles.into(),
+                min: some.then_some(e.min_ns).into(),
+                avg: e.avg_ns().into(),
+                max: some.then_some(e.max_ns).into(),
+                overruns: e.overruns.into(),
             })
         })
-        .collect();
-    json!({ "period_s": period, "entries": entries })
+        .collect::<Vec<_>>();
+    Seconds {
+        period_s: Number::from(period).into(),
+        entries: entries.into(),
+    }
 }
 
 #[cfg(test)]
@@ -308,7 +294,7 @@ mod tests {
         let mut series = super::SecondsSeries::default();
         series.push(&window(0));
         series.push(&window(2));
-        let doc = super::seconds_json(&series);
+        let doc = serde_json::to_value(super::seconds_json(&series)).unwrap();
         assert_eq!(doc["period_s"], 1);
         assert_eq!(doc["entries"][1]["min"], serde_json::Value::Null);
         assert_eq!(doc["entries"][2]["t"], 2);

@@ -1,7 +1,7 @@
 //! Idle states on the command line: `idle=`, `processor.max_cstate=`,
 //! `intel_idle.max_cstate=`, `cpuidle.off=`.
 
-use rtlat_linux::facts::FactResultExt;
+use rtlat_system::facts::FactResultExt;
 
 use super::Params;
 use crate::cli::audit::finding::{Finding, Severity};

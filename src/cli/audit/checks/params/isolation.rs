@@ -1,8 +1,8 @@
 //! The isolation parameters: `isolcpus=`, `nohz_full=`, `rcu_nocbs`, `rcu_nocb_poll`,
 //! `irqaffinity=`, and `nohz=`, which can defeat them.
 
-use rtlat_linux::cmdline::Isolcpus;
 use rtlat_linux::cpuset::CpuSet;
+use rtlat_system::cmdline::Isolcpus;
 
 use super::Params;
 use crate::cli::audit::context::{cpus_phrase, cpus_verb};

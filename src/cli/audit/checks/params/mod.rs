@@ -13,8 +13,8 @@ mod isolation;
 mod other;
 mod timers;
 
-use rtlat_linux::cmdline::Param;
 use rtlat_linux::cpuset::CpuSet;
+use rtlat_system::cmdline::Param;
 
 use crate::cli::audit::context::{Cmdline, Context};
 use crate::cli::audit::finding::{Finding, Severity};

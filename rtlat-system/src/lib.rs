@@ -1,0 +1,10 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod cmdline;
+pub mod facts;
+pub mod tune;
+
+pub use facts::{FactError, FactResultExt, Facts};
+pub use tune::TuneError;

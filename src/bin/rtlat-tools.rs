@@ -1,0 +1,64 @@
+//! `rtlat-tools`: the commands of `rtlat` that do not measure (audit, threads, irq, cpufreq,
+//! compare), a binary of its own so that their code (the audit's checks, the readers of
+//! result files, regular expressions) is not part of the binary that `rtlat run -m` locks
+//! into memory. `rtlat audit ...` execs `rtlat-tools` with the same arguments (argv\[0\]
+//! included); `rtlat-tools audit ...` works as well.
+
+// out!, outln!, err!, errln!: printing that never panics (src/stdio.rs).
+#[macro_use]
+extern crate rtlat;
+
+use std::process::ExitCode;
+
+// The commands' folders, shared with the `rtlat` binary's tree (src/cli), and reached as
+// `crate::cli::…` as there. The parts of audit and cpufreq that only the measuring commands
+// use (`run --profile`'s audit checks, the governor a run holds) are unused here.
+#[allow(dead_code, unused_imports)]
+#[path = "../cli/audit/mod.rs"]
+mod audit;
+#[path = "../cli/compare/mod.rs"]
+mod compare;
+#[allow(dead_code, unused_imports)]
+#[path = "../cli/cpufreq/mod.rs"]
+mod cpufreq;
+#[path = "../cli/irq/mod.rs"]
+mod irq;
+#[path = "../cli/threads/mod.rs"]
+mod threads;
+#[path = "../cli/tuning/mod.rs"]
+mod tuning;
+mod cli {
+    pub(crate) use super::{audit, compare, cpufreq, irq, threads, tuning};
+}
+
+fn main() -> ExitCode {
+    let code = command();
+    // A reader gone (`rtlat audit | head -1`) ends the process by SIGPIPE, as it ends rtlat.
+    let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
+    rtlat::stdio::exit(&name, code)
+}
+
+/// The command `argv[1]` names, run to its exit status.
+fn command() -> ExitCode {
+    let args = match rtlat::args::utf8(std::env::args_os()) {
+        Ok(args) => args,
+        Err(message) => {
+            let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
+            errln!("{name}: {message}");
+            return ExitCode::from(rtlat::exit_status::BAD_INPUT);
+        }
+    };
+    match args.get(1).map(String::as_str) {
+        Some("audit") => cli::audit::main(&args[2..]),
+        Some("threads") => cli::threads::main(&args[2..]),
+        Some("irq") => cli::irq::main(&args[2..]),
+        Some("cpufreq") => cli::cpufreq::main(&args[2..]),
+        Some("compare") => cli::compare::main(&args[2..]),
+        _ => {
+            errln!(
+                "rtlat-tools: runs rtlat's audit, threads, irq, cpufreq and compare (rtlat COMMAND ... execs it); rtlat --help lists every command"
+            );
+            ExitCode::from(2)
+        }
+    }
+}

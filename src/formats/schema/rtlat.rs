@@ -1,0 +1,300 @@
+//! rtlat's objects in its `--json` file: one `"rtlat"` object per thread after cyclictest's
+//! keys ([`ThreadExtra`]) and one for the run after `"thread"` ([`RunExtra`]). Everything in
+//! ns.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+use super::{Count, Entries, Field, objects};
+
+/// A thread's `"rtlat"` object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ThreadExtra {
+    /// `"ns"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub unit: Field<String>,
+    /// The thread's TID.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub tid: Field<i64>,
+    /// Its real-time priority.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub priority: Field<i64>,
+    /// Its interval, µs.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub interval_us: Field<u64>,
+    /// Cycles measured.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub cycles: Field<Count>,
+    /// Smallest latency (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub min: Field<Option<Number>>,
+    /// Largest latency (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub max: Field<Option<Number>>,
+    /// Mean latency (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub mean: Field<Option<f64>>,
+    /// Standard deviation, from the histogram (`null` without cycles).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub stddev: Field<Option<f64>>,
+    /// Missed periods.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub overruns: Field<Option<Count>>,
+    /// The cycle of the largest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub max_cycle: Field<Option<u64>>,
+    /// `p50`, `p90`, `p99`, `p99.9`, `p99.99` from the histogram.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub percentiles: Field<Entries<Option<i64>>>,
+    /// The histogram's bound on a percentile's relative error.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub percentile_relative_error: Field<f64>,
+    /// Minor page faults of the measuring thread while it measured.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub minor_page_faults_while_measuring: Field<u64>,
+    /// Allocations while measuring.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub allocations_while_measuring: Field<u64>,
+    /// `-v` samples that could not be printed.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub lost_verbose_samples: Field<u64>,
+    /// Per-second figures.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub seconds: Field<Seconds>,
+    /// The log-linear histogram, as rtlat-core serializes it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub histogram: Field<Histogram>,
+    /// What the generic-timer clock's timer did translating deadlines (that clock only).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub deadline_translation: Field<DeadlineTranslation>,
+}
+
+/// The run's `"rtlat"` object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunExtra {
+    /// rtlat's version.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub version: Field<String>,
+    /// `"ns"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub unit: Field<String>,
+    /// Missed periods of all threads.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub overruns: Field<u64>,
+    /// TID of the thread that broke the run (`-b`), `null` if none.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub break_thread: Field<Option<i64>>,
+    /// The run's configuration as rtlat resolved it (see `rtlat run --help`).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub config: Field<Map<String, Value>>,
+}
+
+/// rtlat-core's serialized histogram: layout, exact summary, underflow and overflow counts,
+/// and the non-empty buckets with inclusive bounds, the underflow and overflow guards
+/// included with bounds running to `i64::MIN`/`i64::MAX`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Histogram {
+    /// The bucket layout.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub layout: Field<Layout>,
+    /// The layout's number of buckets.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub buckets_total: Field<u64>,
+    /// Exact count, min, max and sum.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub summary: Field<Summary>,
+    /// Values below the first bucket.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub underflow: Field<Count>,
+    /// Values beyond the last bucket.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub overflow: Field<Count>,
+    /// The non-empty buckets.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub buckets: Field<Vec<Field<Bucket>>>,
+}
+
+/// A histogram's layout: `log-linear` with `precision` and `zero`, or `linear` with `low`
+/// and `width`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Layout {
+    /// `"log-linear"` or `"linear"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub kind: Field<String>,
+    /// Log-linear: sub-buckets per octave, as a power of two.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub precision: Field<Count>,
+    /// Log-linear: the value of bucket zero.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub zero: Field<i64>,
+    /// Linear: the first bucket's low bound.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub low: Field<i64>,
+    /// Linear: the buckets' width.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub width: Field<Count>,
+}
+
+/// A histogram's exact summary.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Summary {
+    /// Values recorded.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub count: Field<u64>,
+    /// Smallest.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub min: Field<Option<i64>>,
+    /// Largest.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub max: Field<Option<i64>>,
+    /// Sum.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub sum: Field<Number>,
+}
+
+/// One bucket, bounds inclusive.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Bucket {
+    /// Low bound, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub low: Field<i64>,
+    /// High bound, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub high: Field<i64>,
+    /// Values in it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub count: Field<Count>,
+}
+
+/// Per-second figures: `entries` each cover `period_s` seconds (bounded: adjacent entries
+/// merge as a long run goes on).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Seconds {
+    /// Seconds each entry covers.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub period_s: Field<Number>,
+    /// The entries, oldest first.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub entries: Field<Vec<Field<Second>>>,
+}
+
+/// One entry of [`Seconds`]: latencies in ns, `null` for a window without cycles.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Second {
+    /// Start, seconds since the thread's start.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub t: Field<Number>,
+    /// Cycles in the window.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub cycles: Field<u64>,
+    /// Smallest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub min: Field<Option<i64>>,
+    /// Mean latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub avg: Field<Option<i64>>,
+    /// Largest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub max: Field<Option<i64>>,
+    /// Missed periods.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub overruns: Field<u64>,
+}
+
+/// The generic-timer clock's deadline translation (to CLOCK_MONOTONIC).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DeadlineTranslation {
+    /// Wake-ups before the deadline on the measured clock, finished on it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub early_wakeups: Field<u64>,
+    /// CLOCK_MONOTONIC's rate against the measured clock's stated rate, ppm.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub slew_ppm: Field<i64>,
+    /// Rate measurements taken.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub calibrations: Field<u64>,
+    /// Rate measurements refused.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub refused: Field<u64>,
+}
+
+objects!(
+    ThreadExtra,
+    RunExtra,
+    Histogram,
+    Layout,
+    Summary,
+    Bucket,
+    Seconds,
+    Second,
+    DeadlineTranslation
+);
+
+/// The run's configuration as rtlat resolved it: the run object's `config` (written from
+/// this type; read back as a list of settings, whatever keys a file's version has).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// The measuring threads.
+    pub threads: Vec<ThreadConfig>,
+    /// `-l`: cycles per thread (0: no limit).
+    pub loops: u64,
+    /// `-D`: duration, seconds.
+    pub duration_s: Option<f64>,
+    /// `"abs"` or `"rel"` sleeps.
+    pub timer: String,
+    /// The clock measured (`CLOCK_MONOTONIC` …).
+    pub clock: String,
+    /// `-m`: memory locked.
+    pub mlockall: bool,
+    /// The `/dev/cpu_dma_latency` value held.
+    pub cpu_dma_latency_us: Option<u32>,
+    /// `-h`: histogram buckets.
+    pub histogram_buckets: Option<u32>,
+    /// `"us"` or `"ns"` (`-N`).
+    pub unit: String,
+    /// `-b`: the latency that stops the run, µs.
+    pub breaktrace: Option<u64>,
+    /// `--fail-above`, µs.
+    pub fail_above_us: Option<u64>,
+    /// `--profile`: the board profile and its audit (`null` without one).
+    pub profile: Option<Profile>,
+}
+
+/// One measuring thread of a [`RunConfig`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadConfig {
+    /// Its number.
+    pub index: u32,
+    /// Its CPU.
+    pub cpu: usize,
+    /// `SCHED_FIFO` …
+    pub policy: String,
+    /// Its priority.
+    pub priority: u8,
+    /// Its interval, µs.
+    pub interval_us: u64,
+}
+
+/// A board profile in a [`RunConfig`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    /// Its name.
+    pub name: String,
+    /// What board it is.
+    pub description: String,
+    /// The cpufreq governor held during the run.
+    pub governor: String,
+    /// The fixed frequency, kHz, if the profile sets one.
+    pub frequency_khz: Option<u32>,
+    /// The profile's audit checks of the machine.
+    pub audit: Vec<super::audit::Finding>,
+}
