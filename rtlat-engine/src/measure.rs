@@ -9,9 +9,9 @@
 //! sleep and the clock read; the allocations and minor page faults taken around the loop are
 //! counted ([`Measured`]) so a run can show it.
 
+use core::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rtlat_core::cycle::CycleError;
 use rtlat_core::{Clock, CycleEngine, Missed, Outcome, Record, Sample, Timer};
 use rtlat_linux::PageFaults;
 
@@ -41,8 +41,9 @@ pub trait PerCycle<C: Clock, T: Timer, M: Missed> {
     }
 
     /// After each measured wake-up; `broke` when its latency crossed the engine's break
-    /// threshold.
-    fn after(&mut self, sample: &Sample, broke: bool, engine: &CycleEngine<C, T, M>) -> Flow;
+    /// threshold. The sample comes by value: a sample whose address is taken stays in memory
+    /// on every cycle.
+    fn after(&mut self, sample: Sample, broke: bool, engine: &CycleEngine<C, T, M>) -> Flow;
 }
 
 /// What the loop cost, measured around it.
@@ -57,16 +58,17 @@ pub struct Measured {
 /// Runs `engine` until `stop` is set, the engine's loop count is reached, the timer's sleep
 /// is cancelled (the run ends while the thread sleeps: that cycle is not measured) or `work`
 /// says stop. `allocations` counts the calling thread's allocations (0 where nothing counts
-/// them). Returns the loop's end and its cost.
+/// them). Returns the loop's end (a failed step as its one-line message) and its cost.
 #[inline]
 pub fn measure<C, T, M, W>(
     engine: &mut CycleEngine<C, T, M>,
     stop: &AtomicBool,
     work: &mut W,
     allocations: fn() -> u64,
-) -> (Result<(), CycleError<C, T>>, Measured)
+) -> (Result<(), String>, Measured)
 where
     C: Clock,
+    C::Error: Display,
     T: Timer,
     T::Error: WakeError,
     M: Missed,
@@ -83,15 +85,18 @@ where
         if work.before(engine) == Flow::Stop {
             break Ok(());
         }
-        // One match over the step's result: no intermediate copy of the outcome.
+        // One match over the step's result, so the sample stays in registers.
         let (sample, broke) = match engine.step(work.recorder()) {
             Ok(Outcome::Sample(s)) => (s, false),
             Ok(Outcome::Break(s)) => (s, true),
             Ok(Outcome::Done) => break Ok(()),
+            // The run ended while the thread slept: the interrupted cycle is not measured.
             Err(rtlat_core::Error::Timer(e)) if e.cancelled() => break Ok(()),
-            Err(e) => break Err(e),
+            // Moved out whole (never borrowed in place), so the step's result can live in
+            // registers on the common path.
+            Err(e) => break Err(step_failed(e)),
         };
-        if work.after(&sample, broke, engine) == Flow::Stop {
+        if work.after(sample, broke, engine) == Flow::Stop {
             break Ok(());
         }
     };
@@ -102,6 +107,14 @@ where
             .unwrap_or(0),
     };
     (result, measured)
+}
+
+/// The message for a step that failed. Out of line and taking the error by value: were it
+/// formatted in place, the loop would keep every step's result in memory.
+#[cold]
+#[inline(never)]
+fn step_failed<E: Display>(e: E) -> String {
+    e.to_string()
 }
 
 #[cfg(test)]
@@ -132,7 +145,7 @@ mod tests {
             self.befores += 1;
             Flow::Go
         }
-        fn after(&mut self, sample: &Sample, _: bool, _: &CycleEngine<C, T, M>) -> Flow {
+        fn after(&mut self, sample: Sample, _: bool, _: &CycleEngine<C, T, M>) -> Flow {
             self.overruns += sample.overruns;
             if self.totals.count() == self.until {
                 Flow::Stop
@@ -217,6 +230,9 @@ mod tests {
         assert_eq!(result, Ok(()));
         assert_eq!(work.totals.count(), 0);
         let (result, _) = measure(&mut engine, &AtomicBool::new(false), &mut work, || 0);
-        assert_eq!(result, Err(rtlat_core::Error::Timer("script exhausted")));
+        assert_eq!(
+            result,
+            Err("timer sleep failed: script exhausted".to_string())
+        );
     }
 }

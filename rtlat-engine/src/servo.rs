@@ -175,7 +175,7 @@ pub fn run_thread(
         live,
     };
     let (result, measured) = measure(&mut schedule, &shared.stop, &mut work, allocations);
-    result.map_err(|e| failed(e.to_string()))?;
+    result.map_err(failed)?;
     let jitter = work.monitor.report();
     Ok(Report {
         last_interval_ns: (jitter.ticks > 1).then_some(work.last_interval),
@@ -212,7 +212,7 @@ impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
     }
 
     #[inline(always)]
-    fn after(&mut self, run: &Sample, _: bool, schedule: &CycleEngine<C, T, BackToBack>) -> Flow {
+    fn after(&mut self, run: Sample, _: bool, schedule: &CycleEngine<C, T, BackToBack>) -> Flow {
         let tick = self.monitor.tick(self.scale.to_ns(run.wake_ticks));
         if let Some(interval) = tick.interval_ns {
             self.last_interval = interval;

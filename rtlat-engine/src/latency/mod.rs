@@ -146,7 +146,7 @@ pub fn run_thread(
     };
     let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
     work.seconds.finish(work.ring);
-    result.map_err(|e| e.to_string())?;
+    result?;
     if let (true, Some(end_ns)) = (work.reached_end, end_ns) {
         // The run lasts until its end, as Xenomai's does until its alarm (a period of up to
         // a second may leave the last deadline well before it); a stop signal cuts this.
@@ -195,13 +195,13 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for Sampling<'_> {
     }
 
     #[inline(always)]
-    fn after(&mut self, sample: &Sample, _: bool, _: &CycleEngine<C, T, Skip>) -> Flow {
+    fn after(&mut self, sample: Sample, _: bool, _: &CycleEngine<C, T, Skip>) -> Flow {
         // The warm-up second is measured (it is Xenomai's first, unreported second) but
         // kept out of the histogram.
         if self.seconds.index() > 0 {
             self.histogram.record(sample.latency_ns);
         }
-        self.seconds.record(sample, self.ring);
+        self.seconds.record(&sample, self.ring);
         Flow::Go
     }
 }

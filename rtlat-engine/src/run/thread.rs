@@ -52,6 +52,9 @@ pub struct MeasurePlan {
     pub spike_above_ns: Option<i64>,
     /// `--spike-nodes`: how many spikes to keep.
     pub spike_nodes: usize,
+    /// Keep per-second windows for the JSON time series (off without `--json`: the loop
+    /// then pays nothing for them).
+    pub seconds_series: bool,
 }
 
 /// State all threads and the main thread share for one run.
@@ -172,16 +175,29 @@ impl WithClockAndTimer for Thread<'_> {
             origin.saturating_add(engine.scale().from_ns(d))
         });
 
+        let ring = shared.rings[plan.index].as_ref();
+        // The features a plain run has off (spike list, `-v` ring, per-second series, -D)
+        // cost the loop one test of this flag per cycle, their own tests only when one is on.
+        let extras = plan.spike_above_ns.is_some()
+            || ring.is_some()
+            || plan.seconds_series
+            || plan.duration_ns.is_some();
         let mut work = RunCycle {
+            // Never resized while measuring: the length is read once, not every cycle.
+            linear_len: state.linear_counters.len(),
             state,
             linear,
             seconds,
+            extras,
+            seconds_series: plan.seconds_series,
             stop_at,
             spike_above_ns: plan.spike_above_ns.unwrap_or(i64::MAX),
+            publish_every: engine.scale().from_ns(PUBLISH_EVERY_NS),
+            publish_at: 0,
             plan,
             shared,
             live,
-            ring: shared.rings[plan.index].as_ref(),
+            ring,
             seconds_ring: &shared.seconds[plan.index],
         };
         let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
@@ -192,7 +208,14 @@ impl WithClockAndTimer for Thread<'_> {
             seconds_ring,
             ..
         } = work;
-        seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+        // The figures after the last cycle, whenever the loop last published (before the
+        // thread is marked finished, when this function returns).
+        if state.histogram.summary().count() > 0 {
+            live.publish(&state.figures(state.last_ns, engine.overruns()));
+        }
+        if plan.seconds_series {
+            seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+        }
         result.map_err(|e| failed(&e))?;
         let mut report = state.finish(plan, &mut engine, linear, measured.minor_faults);
         report.allocations = measured.allocations;
@@ -200,16 +223,30 @@ impl WithClockAndTimer for Thread<'_> {
     }
 }
 
+/// How often (at most) a measuring thread publishes its live figures, ns.
+const PUBLISH_EVERY_NS: u64 = 1_000_000;
+
 /// This mode's per-cycle work.
 struct RunCycle<'a> {
     state: ThreadState,
     linear: Option<Linear>,
+    /// The fixed-width histogram's counters (guards included).
+    linear_len: usize,
     seconds: SecondWindows,
+    /// Any of the features a plain run has off: the spike list, the `-v` ring, the
+    /// per-second series, `-D`.
+    extras: bool,
+    /// Per-second windows are recorded (only when they are written: `--json`).
+    seconds_series: bool,
     // Off features as sentinels no sample reaches: one compare each, no option to unwrap.
     /// `-D`: the wake-up time (ticks) that ends the thread (`u64::MAX`: none).
     stop_at: u64,
     /// `--spike`: the trigger, ns (`i64::MAX`: off).
     spike_above_ns: i64,
+    /// [`PUBLISH_EVERY_NS`] in clock ticks.
+    publish_every: u64,
+    /// The wake-up time (ticks) from which the live figures are published again.
+    publish_at: u64,
     plan: &'a MeasurePlan,
     shared: &'a RunShared,
     live: &'a LiveStatus,
@@ -226,44 +263,51 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
     }
 
     #[inline(always)]
-    fn after(&mut self, sample: &Sample, broke: bool, engine: &CycleEngine<C, T, Skip>) -> Flow {
+    fn after(&mut self, sample: Sample, broke: bool, engine: &CycleEngine<C, T, Skip>) -> Flow {
         let state = &mut self.state;
         state.last_ns = sample.latency_ns;
-        // Two compares per cycle; once per second a push into the windows' ring.
-        self.seconds.record(
-            sample,
-            state.histogram.summary(),
-            engine.overruns(),
-            self.seconds_ring,
-        );
-        if sample.latency_ns > self.spike_above_ns {
-            state.spikes_total += 1;
-            if state.spikes.len() < state.spikes.capacity() {
-                state.spikes.push((sample.latency_ns, sample.wake_ticks));
-            }
-        }
         if let Some(layout) = &self.linear {
-            let counters = &mut state.linear_counters;
-            let last = counters.len() - 1;
-            let index = layout.index(sample.latency_ns, counters.len());
-            counters[index] += 1;
-            if (index == 0 || index == last)
-                && state.overflow_cycles.len() < state.overflow_cycles.capacity()
-            {
-                state.overflow_cycles.push(sample.cycle);
+            match layout.in_range_index(sample.latency_ns, self.linear_len) {
+                Some(index) => state.linear_counters[index] += 1,
+                None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
             }
         }
-        self.live
-            .publish(&state.figures(sample.latency_ns, engine.overruns()));
-        if let Some(ring) = self.ring {
-            ring.push(sample.cycle, sample.latency_ns);
+        // At most once a millisecond (and after the last cycle): what reads the figures (the
+        // live lines, status requests, the fifo) is at most that much behind.
+        if sample.wake_ticks >= self.publish_at {
+            self.live
+                .publish(&state.figures(sample.latency_ns, engine.overruns()));
+            self.publish_at = sample.wake_ticks.saturating_add(self.publish_every);
+        }
+        if self.extras {
+            if self.seconds_series {
+                // Two compares per cycle; once per second a push into the windows' ring.
+                // A copy is lent, never `sample` itself: a sample whose address is taken
+                // stays in memory on every cycle, not just those of this branch.
+                let lent = sample;
+                self.seconds.record(
+                    &lent,
+                    state.histogram.summary(),
+                    engine.overruns(),
+                    self.seconds_ring,
+                );
+            }
+            if sample.latency_ns > self.spike_above_ns {
+                state.spikes_total += 1;
+                if state.spikes.len() < state.spikes.capacity() {
+                    state.spikes.push((sample.latency_ns, sample.wake_ticks));
+                }
+            }
+            if let Some(ring) = self.ring {
+                ring.push(sample.cycle, sample.latency_ns);
+            }
+            // -D: past the end (a cycle that also broke ends the run below, as a break).
+            if !broke && sample.wake_ticks >= self.stop_at {
+                return Flow::Stop;
+            }
         }
         if broke {
             self.broke(sample);
-            return Flow::Stop;
-        }
-        // One compare per cycle.
-        if sample.wake_ticks >= self.stop_at {
             return Flow::Stop;
         }
         Flow::Go
@@ -273,8 +317,8 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
 impl RunCycle<'_> {
     /// The latency crossed `-b`: this thread's break, and the run's if it is the first.
     #[cold]
-    fn broke(&mut self, sample: &Sample) {
-        self.state.broke = Some(*sample);
+    fn broke(&mut self, sample: Sample) {
+        self.state.broke = Some(sample);
         let shared = self.shared;
         if shared
             .break_tid
@@ -361,17 +405,32 @@ impl ThreadState {
         }
     }
 
-    /// The live figures after a cycle with latency `act_ns`.
+    /// The live figures after a cycle with latency `act_ns` (so at least one value is
+    /// recorded, and the extremes are those of the recorded values).
     #[inline]
     fn figures(&self, act_ns: i64, overruns: u64) -> LiveFigures {
         let s = self.histogram.summary();
+        let (min_ns, max_ns) = s.extremes();
         LiveFigures {
             cycles: s.count(),
-            min_ns: s.min().unwrap_or(0),
+            min_ns,
             act_ns,
-            max_ns: s.max().unwrap_or(0),
+            max_ns,
             sum_ns: s.sum() as i64,
             overruns,
+        }
+    }
+
+    /// A value of the fixed-width histogram that goes to a guard (underflow or overflow):
+    /// counted there, and its cycle kept while the overflow list has room.
+    #[cold]
+    #[inline(never)]
+    fn linear_guard(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
+        let counters = &mut self.linear_counters;
+        let index = layout.index(latency_ns, counters.len());
+        counters[index] += 1;
+        if self.overflow_cycles.len() < self.overflow_cycles.capacity() {
+            self.overflow_cycles.push(cycle);
         }
     }
 

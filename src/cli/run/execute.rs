@@ -693,6 +693,8 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             // `>= (b + 1) units` here.
             break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
             timer: config.timer,
+            // Only the JSON file has the per-second time series.
+            seconds_series: config.json.is_some(),
             clock: match config.clock {
                 Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
                 Clock::Realtime => ClockSource::Posix(ClockId::Realtime),

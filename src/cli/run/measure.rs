@@ -59,6 +59,7 @@ mod tests {
             display_unit_ns: 1000,
             spike_above_ns: None,
             spike_nodes: 0,
+            seconds_series: true,
         }
     }
 
