@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use core::fmt::Display;
 
 use rtlat_core::windows::SecondWindows;
-use rtlat_core::{Clock, CycleConfig, CycleEngine, Layout, Linear, Sample, Skip, Timer};
+use rtlat_core::{Clock, CycleConfig, CycleEngine, Linear, Sample, Skip, Timer};
 use rtlat_linux::{Ftrace, TimerKind};
 
 use super::report::{LinearReport, RunHistogram, ThreadReport};
@@ -183,8 +183,6 @@ impl WithClockAndTimer for Thread<'_> {
             || plan.seconds_series
             || plan.duration_ns.is_some();
         let mut work = RunCycle {
-            // Never resized while measuring: the length is read once, not every cycle.
-            linear_len: state.linear_counters.len(),
             state,
             linear,
             seconds,
@@ -230,8 +228,6 @@ const PUBLISH_EVERY_NS: u64 = 1_000_000;
 struct RunCycle<'a> {
     state: ThreadState,
     linear: Option<Linear>,
-    /// The fixed-width histogram's counters (guards included).
-    linear_len: usize,
     seconds: SecondWindows,
     /// Any of the features a plain run has off: the spike list, the `-v` ring, the
     /// per-second series, `-D`.
@@ -267,8 +263,13 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
         let state = &mut self.state;
         state.last_ns = sample.latency_ns;
         if let Some(layout) = &self.linear {
-            match layout.in_range_index(sample.latency_ns, self.linear_len) {
-                Some(index) => state.linear_counters[index] += 1,
+            // One compare past the bucket: the slice's own bound (the guards are apart).
+            let bucket = layout
+                .bucket(sample.latency_ns)
+                .and_then(|q| usize::try_from(q).ok())
+                .and_then(|q| state.linear_buckets.get_mut(q));
+            match bucket {
+                Some(count) => *count += 1,
                 None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
             }
         }
@@ -307,7 +308,12 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
             }
         }
         if broke {
-            self.broke(sample);
+            self.broke(
+                sample.cycle,
+                sample.latency_ns,
+                sample.overruns,
+                sample.wake_ticks,
+            );
             return Flow::Stop;
         }
         Flow::Go
@@ -316,8 +322,17 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
 
 impl RunCycle<'_> {
     /// The latency crossed `-b`: this thread's break, and the run's if it is the first.
+    /// The sample comes as its fields: a sample passed whole goes through memory, and the
+    /// loop would store every cycle's for this rare call.
     #[cold]
-    fn broke(&mut self, sample: Sample) {
+    #[inline(never)]
+    fn broke(&mut self, cycle: u64, latency_ns: i64, overruns: u64, wake_ticks: u64) {
+        let sample = Sample {
+            cycle,
+            latency_ns,
+            overruns,
+            wake_ticks,
+        };
         self.state.broke = Some(sample);
         let shared = self.shared;
         if shared
@@ -357,7 +372,12 @@ struct ThreadState {
     tid: i32,
     histogram: Box<RunHistogram>,
     last_ns: i64,
-    linear_counters: Vec<u64>,
+    /// The fixed-width histogram's buckets, without its guards.
+    linear_buckets: Vec<u64>,
+    /// Its values below the first bucket.
+    linear_underflows: u64,
+    /// Its values past the last bucket.
+    linear_overflows: u64,
     overflow_cycles: Vec<u64>,
     spikes: Vec<(i64, u64)>,
     spikes_total: u64,
@@ -377,8 +397,8 @@ impl ThreadState {
     /// during the run touch mapped pages only.
     fn new(plan: &MeasurePlan, tid: i32, histogram: Box<RunHistogram>) -> ThreadState {
         let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);
-        let mut linear_counters = vec![0u64; buckets + 2];
-        touch(&mut linear_counters);
+        let mut linear_buckets = vec![0u64; buckets];
+        touch(&mut linear_buckets);
         let mut overflow_cycles = vec![0u64; buckets];
         touch(&mut overflow_cycles);
         overflow_cycles.clear();
@@ -397,7 +417,9 @@ impl ThreadState {
             tid,
             histogram,
             last_ns: 0,
-            linear_counters,
+            linear_buckets,
+            linear_underflows: 0,
+            linear_overflows: 0,
             overflow_cycles,
             spikes,
             spikes_total: 0,
@@ -426,9 +448,11 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     fn linear_guard(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
-        let counters = &mut self.linear_counters;
-        let index = layout.index(latency_ns, counters.len());
-        counters[index] += 1;
+        if latency_ns < layout.low() {
+            self.linear_underflows += 1;
+        } else {
+            self.linear_overflows += 1;
+        }
         if self.overflow_cycles.len() < self.overflow_cycles.capacity() {
             self.overflow_cycles.push(cycle);
         }
@@ -436,12 +460,11 @@ impl ThreadState {
 
     /// The fixed-width histogram's counts, taken after the run.
     fn linear_report(&mut self, layout: &Linear) -> LinearReport {
-        let counters = std::mem::take(&mut self.linear_counters);
-        let (underflows, overflows) = (counters[0], counters[counters.len() - 1]);
+        let underflows = self.linear_underflows;
         LinearReport {
             width_ns: layout.width(),
-            counts: counters[1..counters.len() - 1].to_vec(),
-            overflows: overflows + underflows,
+            counts: std::mem::take(&mut self.linear_buckets),
+            overflows: self.linear_overflows + underflows,
             underflows,
             overflow_cycles: std::mem::take(&mut self.overflow_cycles),
         }
