@@ -208,11 +208,23 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
     /// measures the wake-up, records the latency into `recorder` and moves the schedule on.
     #[inline]
     pub fn step<R: Record>(&mut self, recorder: &mut R) -> Result<Outcome, CycleError<C, T>> {
+        if !self.started && self.cycle < self.loops {
+            self.start()?;
+        }
+        self.step_started(recorder)
+    }
+
+    /// [`step`](Self::step) on an engine whose first deadline is fixed ([`start`](Self::start),
+    /// [`start_at`](Self::start_at) or an earlier step): a loop that starts the engine before
+    /// it saves the check every cycle. On an engine not started, the first deadline is tick 0
+    /// (long past: the first wake-up is late by the clock's whole reading).
+    #[inline]
+    pub fn step_started<R: Record>(
+        &mut self,
+        recorder: &mut R,
+    ) -> Result<Outcome, CycleError<C, T>> {
         if self.cycle >= self.loops {
             return Ok(Outcome::Done);
-        }
-        if !self.started {
-            self.start()?;
         }
         let deadline = self.next;
         let (now, overrun) = self.wake(deadline)?;

@@ -55,7 +55,8 @@ pub struct Measured {
     pub minor_faults: u64,
 }
 
-/// Runs `engine` until `stop` is set, the engine's loop count is reached, the timer's sleep
+/// Starts `engine` if the front did not ([`CycleEngine::start`]: the first deadline one
+/// interval from now), then runs it until `stop` is set, the engine's loop count is reached, the timer's sleep
 /// is cancelled (the run ends while the thread sleeps: that cycle is not measured) or `work`
 /// says stop. `allocations` counts the calling thread's allocations (0 where nothing counts
 /// them). Returns the loop's end (a failed step as its one-line message) and its cost.
@@ -78,28 +79,35 @@ where
     // are the timer's sleeps and the clock reads.
     let faults_start = PageFaults::current().map(|f| f.minor).unwrap_or(0);
     let allocations_start = allocations();
-    let result = loop {
-        if stop.load(Ordering::Relaxed) {
-            break Ok(());
-        }
-        if work.before(engine) == Flow::Stop {
-            break Ok(());
-        }
-        // One match over the step's result, so the sample stays in registers.
-        let (sample, broke) = match engine.step(work.recorder()) {
-            Ok(Outcome::Sample(s)) => (s, false),
-            Ok(Outcome::Break(s)) => (s, true),
-            Ok(Outcome::Done) => break Ok(()),
-            // The run ended while the thread slept: the interrupted cycle is not measured.
-            Err(rtlat_core::Error::Timer(e)) if e.cancelled() => break Ok(()),
-            // Moved out whole (never borrowed in place), so the step's result can live in
-            // registers on the common path.
-            Err(e) => break Err(step_failed(e)),
-        };
-        if work.after(sample, broke, engine) == Flow::Stop {
-            break Ok(());
-        }
+    // An engine the front did not start starts here, so the loop's steps need not check.
+    let started = match engine.next_deadline() {
+        Some(_) => Ok(()),
+        None => engine.start().map_err(step_failed),
     };
+    let result = started.and_then(|()| {
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break Ok(());
+            }
+            if work.before(engine) == Flow::Stop {
+                break Ok(());
+            }
+            // One match over the step's result, so the sample stays in registers.
+            let (sample, broke) = match engine.step_started(work.recorder()) {
+                Ok(Outcome::Sample(s)) => (s, false),
+                Ok(Outcome::Break(s)) => (s, true),
+                Ok(Outcome::Done) => break Ok(()),
+                // The run ended while the thread slept: the interrupted cycle is not measured.
+                Err(rtlat_core::Error::Timer(e)) if e.cancelled() => break Ok(()),
+                // Moved out whole (never borrowed in place), so the step's result can live in
+                // registers on the common path.
+                Err(e) => break Err(step_failed(e)),
+            };
+            if work.after(sample, broke, engine) == Flow::Stop {
+                break Ok(());
+            }
+        }
+    });
     let measured = Measured {
         allocations: allocations().wrapping_sub(allocations_start),
         minor_faults: PageFaults::current()
