@@ -271,7 +271,10 @@ impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
     /// this wake-up counts.
     #[inline(always)]
     fn move_on(&mut self, deadline: u64, late_ticks: i64, overrun: bool) -> u64 {
-        self.next = deadline.saturating_add(self.interval);
+        // Wrapping, not saturating: 2^64 ticks are 584 years at 1 GHz, a deadline no clock
+        // that starts near zero (the monotonic clock, the generic-timer counter) reaches, and
+        // the common path saves the clamp.
+        self.next = deadline.wrapping_add(self.interval);
         if M::BACK_TO_BACK {
             self.overruns += u64::from(overrun);
             return u64::from(overrun);
