@@ -3,13 +3,57 @@
 //! The schedule is `start + k·interval`, fixed in advance, so a late wake-up never shifts the
 //! ones after it. Latency is `wake − deadline`, **signed**: an early wake-up (a timer that
 //! fires ahead of its deadline, as Xenomai's anticipation can) shows as a negative value
-//! instead of wrapping to a huge one. A wake-up more than one interval late skips the
-//! deadlines already passed (as cyclictest does) and **counts** them as overruns (cyclictest
-//! drops them silently).
+//! instead of wrapping to a huge one.
+//!
+//! What happens after a missed deadline is the engine's [`Missed`] policy, a type parameter
+//! (so the loop pays nothing to choose):
+//!
+//! - [`Skip`] (the default; cyclictest, Xenomai `latency`): a wake-up more than one interval
+//!   late skips the deadlines already passed and **counts** them as overruns (cyclictest
+//!   drops them silently).
+//! - [`BackToBack`] (LinuxCNC's RTAPI in user space; the [`Periodic`] alias): every period is
+//!   owed. The next deadline is always the previous one plus the interval, and a thread whose
+//!   next deadline has already passed when it comes to wait does not sleep at all: a thread
+//!   held up for several periods runs the missed periods back to back until it has caught
+//!   up, so the number of runs always matches the time elapsed. Each wait that finds its
+//!   deadline already passed is an **overrun** (the condition on which LinuxCNC prints
+//!   "Unexpected realtime delay"): a run that starts `n` periods late is followed by about
+//!   `n` overruns while the thread catches up.
 
 use crate::Error;
 use crate::clock::{Clock, TickScale, Timer};
 use crate::stats::Record;
+
+mod private {
+    pub trait Sealed {}
+}
+
+/// What the engine does after a missed deadline: [`Skip`] or [`BackToBack`].
+pub trait Missed: private::Sealed {
+    /// Runs missed periods back to back instead of skipping them.
+    const BACK_TO_BACK: bool;
+}
+
+/// Skip the deadlines a late wake-up has passed and count them (cyclictest, `latency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Skip;
+
+/// Never skip a deadline: one already passed runs at once, without sleeping (LinuxCNC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BackToBack;
+
+impl private::Sealed for Skip {}
+impl private::Sealed for BackToBack {}
+impl Missed for Skip {
+    const BACK_TO_BACK: bool = false;
+}
+impl Missed for BackToBack {
+    const BACK_TO_BACK: bool = true;
+}
+
+/// LinuxCNC's schedule for a periodic real-time thread: the [`CycleEngine`] with the
+/// [`BackToBack`] policy, made by [`Periodic::with_policy`](CycleEngine::with_policy).
+pub type Periodic<C, T> = CycleEngine<C, T, BackToBack>;
 
 /// What to run: the interval and when to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,9 +84,12 @@ pub struct Sample {
     pub cycle: u64,
     /// Wake-up time minus deadline, in nanoseconds (negative: woke early).
     pub latency_ns: i64,
-    /// Deadlines already past at this wake-up and skipped (0 normally).
+    /// [`Skip`]: deadlines already past at this wake-up and skipped (0 normally).
+    /// [`BackToBack`]: 1 when the deadline had passed before the thread came to wait for it
+    /// (it ran at once, without sleeping), else 0.
     pub overruns: u64,
-    /// The wake-up time, in clock ticks.
+    /// The wake-up time (with [`BackToBack`] after an overrun, the clock read that found the
+    /// deadline passed), in clock ticks.
     pub wake_ticks: u64,
 }
 
@@ -57,10 +104,29 @@ pub enum Outcome {
     Done,
 }
 
+/// One run of a [`Periodic`] thread ([`CycleEngine::wait`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// Run number, from 0; run `k` belongs to the deadline `start + k·period`.
+    pub index: u64,
+    /// The run's deadline, in clock ticks.
+    pub deadline_ticks: u64,
+    /// When the run started (the wake-up, or the clock read that found the deadline passed),
+    /// in clock ticks.
+    pub start_ticks: u64,
+    /// Start minus deadline, ns (negative: the timer woke early).
+    pub lateness_ns: i64,
+    /// The deadline had passed before the thread came to wait for it: it ran at once,
+    /// without sleeping.
+    pub overrun: bool,
+}
+
 /// Runs the measurement loop over a [`Clock`] and a [`Timer`]: no allocation, no formatting,
-/// nothing between the timer and the clock read but the backend's own calls.
+/// nothing between the timer and the clock read but the backend's own calls. `M` is what
+/// happens after a missed deadline ([`Skip`] or [`BackToBack`]).
 #[derive(Debug)]
-pub struct CycleEngine<C, T> {
+pub struct CycleEngine<C, T, M = Skip> {
+    missed: core::marker::PhantomData<M>,
     clock: C,
     timer: T,
     scale: TickScale,
@@ -83,10 +149,21 @@ pub struct CycleEngine<C, T> {
 /// Errors of a running engine: the clock's or the timer's.
 pub type CycleError<C, T> = Error<<C as Clock>::Error, <T as Timer>::Error>;
 
-impl<C: Clock, T: Timer> CycleEngine<C, T> {
-    /// An engine for `config` over `clock` and `timer`. Error for a zero interval, a zero
-    /// clock rate, or an interval shorter than one clock tick.
+/// Errors of a running [`Periodic`] schedule (the same as a [`CycleError`]).
+pub type PeriodicError<C, T> = CycleError<C, T>;
+
+impl<C: Clock, T: Timer> CycleEngine<C, T, Skip> {
+    /// An engine for `config` over `clock` and `timer` that skips missed deadlines (see
+    /// [`with_policy`](Self::with_policy)).
     pub fn new(clock: C, timer: T, config: CycleConfig) -> Result<Self, Error> {
+        Self::with_policy(clock, timer, config)
+    }
+}
+
+impl<C: Clock, T: Timer, M: Missed> CycleEngine<C, T, M> {
+    /// An engine for `config` over `clock` and `timer`, policy `M` after a missed deadline. Error for a zero interval, a zero
+    /// clock rate, or an interval shorter than one clock tick.
+    pub fn with_policy(clock: C, timer: T, config: CycleConfig) -> Result<Self, Error> {
         if config.interval_ns == 0 {
             return Err(Error::ZeroInterval("interval"));
         }
@@ -96,6 +173,7 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
             return Err(Error::ZeroInterval("interval in clock ticks"));
         }
         Ok(CycleEngine {
+            missed: core::marker::PhantomData,
             clock,
             timer,
             scale,
@@ -111,7 +189,8 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         })
     }
 
-    /// Fixes the first deadline one interval from now (what cyclictest does). Called by the
+    /// Fixes the first deadline one interval from now (what cyclictest does, and LinuxCNC
+    /// when a thread starts). Called by the
     /// first [`step`](Self::step) if not called before.
     pub fn start(&mut self) -> Result<(), CycleError<C, T>> {
         let now = self.clock.now().map_err(Error::Clock)?;
@@ -125,36 +204,38 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         self.started = true;
     }
 
-    /// Sleeps to the next deadline, measures the wake-up, records the latency into
-    /// `recorder` and moves the schedule on.
+    /// Sleeps to the next deadline (with [`BackToBack`], only if it has not passed yet),
+    /// measures the wake-up, records the latency into `recorder` and moves the schedule on.
     #[inline]
     pub fn step<R: Record>(&mut self, recorder: &mut R) -> Result<Outcome, CycleError<C, T>> {
+        if !self.started && self.cycle < self.loops {
+            self.start()?;
+        }
+        self.step_started(recorder)
+    }
+
+    /// [`step`](Self::step) on an engine whose first deadline is fixed ([`start`](Self::start),
+    /// [`start_at`](Self::start_at) or an earlier step): a loop that starts the engine before
+    /// it saves the check every cycle. On an engine not started, the first deadline is tick 0
+    /// (long past: the first wake-up is late by the clock's whole reading).
+    #[inline]
+    pub fn step_started<R: Record>(
+        &mut self,
+        recorder: &mut R,
+    ) -> Result<Outcome, CycleError<C, T>> {
         if self.cycle >= self.loops {
             return Ok(Outcome::Done);
         }
-        if !self.started {
-            self.start()?;
-        }
         let deadline = self.next;
-        self.timer.sleep_until(deadline).map_err(Error::Timer)?;
-        let now = self.clock.now().map_err(Error::Clock)?;
-
+        let (now, overrun) = self.wake(deadline)?;
         let late_ticks = now.wrapping_sub(deadline) as i64;
         let latency_ns = self.scale.to_ns_signed(late_ticks);
         recorder.record(latency_ns);
-
-        // Deadlines strictly before `now` are past: skip them and count them (the rare path
-        // divides; the common one adds one interval).
-        let mut skipped = 0;
-        self.next = deadline.saturating_add(self.interval);
-        if late_ticks > self.interval as i64 {
-            skipped = self.skip_past(late_ticks as u64);
-        }
-
+        let overruns = self.move_on(deadline, late_ticks, overrun);
         let sample = Sample {
             cycle: self.cycle,
             latency_ns,
-            overruns: skipped,
+            overruns,
             wake_ticks: now,
         };
         // `to_ns_signed` never gives `i64::MIN`, the value `max_ns` starts at, so the first
@@ -169,6 +250,41 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         } else {
             Outcome::Sample(sample)
         })
+    }
+
+    /// Waits for `deadline` as the policy says: the wake-up time, and whether the deadline
+    /// had already passed so that the wait was skipped ([`BackToBack`] only).
+    #[inline(always)]
+    fn wake(&mut self, deadline: u64) -> Result<(u64, bool), CycleError<C, T>> {
+        if M::BACK_TO_BACK {
+            let now = self.clock.now().map_err(Error::Clock)?;
+            // LinuxCNC sleeps unless the deadline is strictly in the past.
+            if now > deadline {
+                return Ok((now, true));
+            }
+        }
+        self.timer.sleep_until(deadline).map_err(Error::Timer)?;
+        Ok((self.clock.now().map_err(Error::Clock)?, false))
+    }
+
+    /// Moves the schedule past `deadline`, woken `late_ticks` after it; returns the overruns
+    /// this wake-up counts.
+    #[inline(always)]
+    fn move_on(&mut self, deadline: u64, late_ticks: i64, overrun: bool) -> u64 {
+        // Wrapping, not saturating: 2^64 ticks are 584 years at 1 GHz, a deadline no clock
+        // that starts near zero (the monotonic clock, the generic-timer counter) reaches, and
+        // the common path saves the clamp.
+        self.next = deadline.wrapping_add(self.interval);
+        if M::BACK_TO_BACK {
+            self.overruns += u64::from(overrun);
+            return u64::from(overrun);
+        }
+        // Deadlines strictly before the wake-up are past: skip them and count them (the rare
+        // path divides and stays out of line; the common one adds one interval).
+        if late_ticks > self.interval as i64 {
+            return self.skip_past(late_ticks as u64);
+        }
+        0
     }
 
     /// After a wake-up `late_ticks` (more than an interval) late: skips the deadlines already
@@ -201,7 +317,9 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
         self.cycle
     }
 
-    /// Deadlines skipped so far because a wake-up came more than an interval late.
+    /// Overruns so far: with [`Skip`], deadlines skipped because a wake-up came more than an
+    /// interval late; with [`BackToBack`], runs whose deadline had passed before the thread
+    /// came to wait for it.
     pub fn overruns(&self) -> u64 {
         self.overruns
     }
@@ -234,5 +352,30 @@ impl<C: Clock, T: Timer> CycleEngine<C, T> {
     /// The timer, e.g. to inspect a simulated one.
     pub fn timer_mut(&mut self) -> &mut T {
         &mut self.timer
+    }
+}
+
+impl<C: Clock, T: Timer> CycleEngine<C, T, BackToBack> {
+    /// Waits for the next run's deadline and returns the run: sleeps to the deadline, or,
+    /// when it has already passed, returns at once (an overrun). The deadline after it is
+    /// always this one plus the period. Ignores the loop count and the break threshold.
+    #[inline]
+    pub fn wait(&mut self) -> Result<Run, PeriodicError<C, T>> {
+        if !self.started {
+            self.start()?;
+        }
+        let deadline = self.next;
+        let (now, overrun) = self.wake(deadline)?;
+        let late_ticks = now.wrapping_sub(deadline) as i64;
+        self.move_on(deadline, late_ticks, overrun);
+        let run = Run {
+            index: self.cycle,
+            deadline_ticks: deadline,
+            start_ticks: now,
+            lateness_ns: self.scale.to_ns_signed(late_ticks),
+            overrun,
+        };
+        self.cycle += 1;
+        Ok(run)
     }
 }

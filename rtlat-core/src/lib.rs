@@ -9,9 +9,12 @@ mod divider;
 mod error;
 pub mod histogram;
 pub mod jitter;
-pub mod periodic;
+pub mod live;
 pub mod report;
+pub mod ring;
 pub mod stats;
+pub mod windows;
+mod word;
 
 #[cfg(feature = "defmt")]
 mod defmt;
@@ -19,7 +22,9 @@ mod defmt;
 mod serde;
 
 pub use clock::{Clock, TickScale, Timer};
-pub use cycle::{CycleConfig, CycleEngine, Outcome, Sample};
+pub use cycle::{
+    BackToBack, CycleConfig, CycleEngine, Missed, Outcome, Periodic, Run, Sample, Skip,
+};
 pub use divider::Divider;
 pub use error::Error;
 pub use histogram::{
@@ -27,5 +32,4 @@ pub use histogram::{
     Linear, LinearHistogram, LogHistogram, LogLinear, Storage,
 };
 pub use jitter::{JitterMonitor, JitterReport, Tick};
-pub use periodic::{Periodic, Run};
 pub use stats::{Record, Stats, Summary};

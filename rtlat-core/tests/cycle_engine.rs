@@ -188,3 +188,29 @@ fn aligned_start_uses_the_given_first_deadline() {
     e.run(&mut ()).unwrap();
     assert_eq!(timer_of(&mut e).deadlines, vec![10_000, 11_000]);
 }
+
+#[test]
+fn step_started_follows_the_fixed_start_and_step_starts_only_when_there_is_a_cycle() {
+    let now = Cell::new(0);
+    let config = CycleConfig {
+        loops: Some(2),
+        ..CycleConfig::new(1_000)
+    };
+    let mut e = engine(&now, 1_000_000_000, vec![5, 7], config);
+    e.start_at(3_000);
+    let mut log = Log::default();
+    assert!(matches!(e.step_started(&mut log), Ok(Outcome::Sample(_))));
+    assert!(matches!(e.step_started(&mut log), Ok(Outcome::Sample(_))));
+    assert_eq!(e.step_started(&mut log), Ok(Outcome::Done));
+    assert_eq!(log.0, vec![5, 7]);
+    assert_eq!(e.timer_mut().deadlines, [3_000, 4_000]);
+
+    // No cycle to measure: `step` leaves the engine unstarted.
+    let config = CycleConfig {
+        loops: Some(0),
+        ..CycleConfig::new(1_000)
+    };
+    let mut e = engine(&now, 1_000_000_000, vec![], config);
+    assert_eq!(e.step(&mut log), Ok(Outcome::Done));
+    assert_eq!(e.next_deadline(), None);
+}

@@ -1,9 +1,9 @@
-//! LinuxCNC's periodic schedule against a simulated clock and timer: deterministic, no real
+//! LinuxCNC's periodic schedule (the cycle engine's back-to-back policy) against a simulated clock and timer: deterministic, no real
 //! sleeping. The timer "wakes" each deadline plus a scripted delay; a scripted delay can also
 //! hold the thread up after a run, and the test checks which deadlines were slept to, which
 //! ran at once, and what was counted.
 
-use rtlat_core::{Error, Periodic, Run};
+use rtlat_core::{CycleConfig, Error, Periodic, Run};
 use std::cell::Cell;
 
 mod sim;
@@ -23,7 +23,7 @@ fn schedule<'a>(
         delays: delays.into_iter(),
         deadlines: Vec::new(),
     };
-    Periodic::new(clock, timer, period_ns).unwrap()
+    Periodic::with_policy(clock, timer, CycleConfig::new(period_ns)).unwrap()
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn on_time_runs_sleep_to_every_deadline() {
     assert_eq!(runs[2].index, 2);
     assert_eq!(runs[2].start_ticks, 8_003);
     assert!(runs.iter().all(|r| !r.overrun));
-    assert_eq!((p.runs(), p.overruns()), (3, 0));
+    assert_eq!((p.cycles(), p.overruns()), (3, 0));
     assert_eq!(p.next_deadline(), Some(9_000));
 }
 
@@ -85,7 +85,7 @@ fn a_held_up_thread_runs_every_missed_period_back_to_back() {
     assert_eq!(p.timer_mut().deadlines, vec![1_000, 5_000]);
     // One run per period, and the runs' starts add up to (runs − 1) periods plus the
     // difference between the last and the first lateness.
-    assert_eq!((p.runs(), p.overruns()), (5, 3));
+    assert_eq!((p.cycles(), p.overruns()), (5, 3));
     let span = (on_time.start_ticks - first.start_ticks) as i64;
     assert_eq!(span - 4 * 1_000, on_time.lateness_ns - first.lateness_ns);
 }
@@ -124,8 +124,8 @@ fn other_clock_rates_convert_lateness_to_nanoseconds() {
         delays: vec![192].into_iter(),
         deadlines: Vec::new(),
     };
-    let mut p = Periodic::new(clock, timer, 1_000_000).unwrap();
-    assert_eq!(p.period_ticks(), 19_200);
+    let mut p = Periodic::with_policy(clock, timer, CycleConfig::new(1_000_000)).unwrap();
+    assert_eq!(p.interval_ticks(), 19_200);
     assert_eq!(p.wait().unwrap().lateness_ns, 10_000);
 }
 
@@ -139,15 +139,16 @@ fn zero_periods_are_refused() {
         deadlines: Vec::new(),
     };
     assert!(matches!(
-        Periodic::new(clock(1_000_000_000), timer(), 0),
+        Periodic::with_policy(clock(1_000_000_000), timer(), CycleConfig::new(0)),
         Err(Error::ZeroInterval(_))
     ));
     // 10 ns at 1 MHz is less than a tick.
     assert!(matches!(
-        Periodic::new(clock(1_000_000), timer(), 10),
+        Periodic::with_policy(clock(1_000_000), timer(), CycleConfig::new(10)),
         Err(Error::ZeroInterval(_))
     ));
     // A failing timer's error comes out as such.
-    let mut p = Periodic::new(clock(1_000_000_000), timer(), 1_000).unwrap();
+    let mut p =
+        Periodic::with_policy(clock(1_000_000_000), timer(), CycleConfig::new(1_000)).unwrap();
     assert_eq!(p.wait(), Err(Error::Timer("script exhausted")));
 }

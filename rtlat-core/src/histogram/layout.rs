@@ -179,15 +179,21 @@ impl Linear {
     /// (cyclictest's overflow list) keeps them off its common path.
     #[inline(always)]
     pub const fn in_range_index(&self, value: i64, len: usize) -> Option<usize> {
+        match self.bucket(value) {
+            Some(q) if q < len.saturating_sub(2) as u64 => Some(q as usize + 1),
+            _ => None,
+        }
+    }
+
+    /// The 0-based bucket `value` falls in, unbounded above (`None` below `low`): a recorder
+    /// that keeps its buckets apart from the guards checks the result against their number
+    /// itself (one compare, e.g. a slice's `get_mut`).
+    #[inline(always)]
+    pub const fn bucket(&self, value: i64) -> Option<u64> {
         if value < self.low {
             return None;
         }
-        let q = self.width.divide(value.wrapping_sub(self.low) as u64);
-        if q < len.saturating_sub(2) as u64 {
-            Some(q as usize + 1)
-        } else {
-            None
-        }
+        Some(self.width.divide(value.wrapping_sub(self.low) as u64))
     }
 }
 

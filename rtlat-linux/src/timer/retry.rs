@@ -12,11 +12,31 @@ pub(crate) fn until_not_interrupted(
     call: TimerCall,
     mut sleep: impl FnMut() -> Result<(), crate::errno::Errno>,
 ) -> Result<(), SleepError> {
+    // The common path is one sleep; everything after a failed one is out of line, so a
+    // caller that matches on the result sees a constant `Ok` on that path.
+    match sleep() {
+        Ok(()) => Ok(()),
+        Err(errno) => after_failed_sleep(call, errno, sleep),
+    }
+}
+
+/// After a sleep failed with `errno`: sleeps again while a signal interrupted it (and the
+/// measurement goes on), else the error.
+#[cold]
+#[inline(never)]
+fn after_failed_sleep(
+    call: TimerCall,
+    mut errno: crate::errno::Errno,
+    mut sleep: impl FnMut() -> Result<(), crate::errno::Errno>,
+) -> Result<(), SleepError> {
     loop {
+        if errno != crate::errno::Errno::EINTR {
+            return Err(SleepError::Sleep { call, errno });
+        }
+        interrupted()?;
         match sleep() {
             Ok(()) => return Ok(()),
-            Err(crate::errno::Errno::EINTR) => interrupted()?,
-            Err(errno) => return Err(SleepError::Sleep { call, errno }),
+            Err(e) => errno = e,
         }
     }
 }

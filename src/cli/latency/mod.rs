@@ -12,11 +12,10 @@
 //! early wake-up shows as a negative minimum); the histograms count magnitudes, as
 //! Xenomai's do.
 
-pub mod histogram;
+// The sampling thread, run through rtlat-engine.
 pub mod measure;
 pub mod options;
 pub mod output;
-pub mod seconds;
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -27,11 +26,13 @@ use rtlat_core::report::XenomaiLine;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{DmaLatencyGuard, Policy, signals};
 
-use self::histogram::XenomaiHistogram;
-use self::measure::{Plan, Shared};
+use rtlat_engine::Window;
+use rtlat_engine::latency::histogram::XenomaiHistogram;
+use rtlat_engine::latency::{Plan, Shared};
+use rtlat_engine::setup::Setup;
+
 use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
-use crate::cli::run::seconds::Window;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 
@@ -151,13 +152,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         .ok();
 
     let plan = Plan {
-        cpu: Some(config.cpu),
-        policy: Policy::Fifo,
-        priority: config.priority,
+        setup: Setup {
+            cpu: Some(config.cpu),
+            policy: Policy::Fifo,
+            priority: config.priority,
+            prefault_stack: STACK_PREFAULT,
+        },
         period_ns: config.period_us * 1000,
         cells: config.cells,
         bucket_ns: config.bucket_ns,
-        prefault_stack: STACK_PREFAULT,
         duration_s: config.duration_s,
     };
     let shared = Shared::new();

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use rtlat_core::report::{Micros3, XenomaiLine};
 
-use super::histogram::{CellStats, cell_stats};
+use rtlat_engine::latency::histogram::{CellStats, cell_stats};
 
 /// The backend that measures, where Xenomai's gnuplot header names its core (`mercury`,
 /// `cobalt`).

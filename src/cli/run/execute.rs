@@ -11,14 +11,17 @@ use rtlat::formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, signals};
 
-use super::live::{LiveFigures, LiveStatus};
-use super::measure::{MeasurePlan, RunShared, run_thread};
+use rtlat_engine::rings::{default_window_ring, sample_ring};
+use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
+use rtlat_engine::seconds::SecondsSeries;
+use rtlat_engine::setup::Setup;
+use rtlat_engine::timers::ClockSource;
+use rtlat_engine::{LiveFigures, LiveStatus};
+
+use super::measure::run_thread;
 use super::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
-use super::report::{ThreadReport, new_run_histogram};
-use super::ring::SampleRing;
-use super::seconds::{SecondsSeries, WindowRing};
 use super::snapshot::SnapshotFile;
 use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
@@ -106,7 +109,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // (100 ms), before anything changes.
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct {
-        super::measure::counter_clock()?;
+        rtlat_engine::timers::counter_clock()?;
     }
     let policy = config.policy();
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
@@ -214,7 +217,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             .map(|_| LiveStatus::default())
             .collect(),
         rings: (0..plan.threads.len())
-            .map(|_| config.verbose.then(|| SampleRing::new(VERBOSE_RING)))
+            .map(|_| config.verbose.then(|| sample_ring(VERBOSE_RING)))
             .collect(),
         ready: Barrier::new(plan.threads.len() + 1),
         epoch_ns: AtomicU64::new(0),
@@ -222,7 +225,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         break_tid: AtomicI32::new(0),
         ftrace,
         seconds: (0..plan.threads.len())
-            .map(|_| WindowRing::default())
+            .map(|_| default_window_ring())
             .collect(),
     };
     // The per-second time series, one per thread, filled by the main thread (`supervise`).
@@ -610,7 +613,7 @@ fn finish(
     let lost: Vec<u64> = shared
         .rings
         .iter()
-        .map(|r| r.as_ref().map_or(0, SampleRing::lost))
+        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
         .collect();
     // Samples -v could not print because its reader went away are not news to anyone.
     if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {
@@ -675,9 +678,12 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
         .iter()
         .map(|t| MeasurePlan {
             index: t.index as usize,
-            cpu: Some(t.cpu),
-            policy,
-            priority: i32::from(t.priority),
+            setup: Setup {
+                cpu: Some(t.cpu),
+                policy,
+                priority: i32::from(t.priority),
+                prefault_stack: STACK_PREFAULT,
+            },
             interval_ns: t.interval_us * 1000,
             loops: (config.loops > 0).then_some(config.loops),
             duration_ns: config
@@ -687,16 +693,20 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             // `>= (b + 1) units` here.
             break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
             timer: config.timer,
-            clock: config.clock,
             // Only the JSON file has the per-second time series.
             seconds_series: config.json.is_some(),
+            clock: match config.clock {
+                Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
+                Clock::Realtime => ClockSource::Posix(ClockId::Realtime),
+                #[cfg(target_arch = "aarch64")]
+                Clock::Cntvct => ClockSource::Counter,
+            },
             linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
             aligned_offset_ns: match config.align {
                 Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),
                 Some(Align::SecAligned { offset_us }) => Some(offset_us * 1000),
                 None => None,
             },
-            prefault_stack: STACK_PREFAULT,
             display_unit_ns: unit_ns,
             spike_above_ns: config.spike.map(|s| ((s + 1) * unit_ns - 1) as i64),
             spike_nodes: config.spike_nodes as usize,

@@ -4,16 +4,12 @@ pub mod execute;
 pub mod fifo;
 // --deepest-idle-state N: idle states limited for the run.
 pub mod idle_states;
-pub mod live;
+// The measuring threads' plan from the options, run through rtlat-engine.
 pub mod measure;
 pub mod options;
 pub mod output;
 // --profile NAME: a board profile as the run's defaults.
 pub mod profile;
-pub mod report;
-pub mod ring;
-// Per-second windows (shared with `rtlat latency`): the time series in the JSON.
-pub mod seconds;
 // cyclictest's /dev/shm status file, which SIGUSR2 fills.
 pub mod snapshot;
 pub mod usage;

@@ -21,11 +21,12 @@ use rtlat::formats::schema::servo as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{DmaLatencyGuard, Policy, signals};
 
-use self::measure::{Figures, Plan, Report, Shared};
 use self::options::{Config, Parsed};
-use crate::cli::run::live::LiveStatus;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
+use rtlat_engine::LiveStatus;
+use rtlat_engine::servo::{Figures, Plan, Report, Shared};
+use rtlat_engine::setup::Setup;
 
 /// The base thread's priority: LinuxCNC gives the fastest thread the highest real-time
 /// priority below the maximum.
@@ -226,7 +227,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let priorities = plans
         .iter()
         .rev()
-        .map(|p| format!("{} {}", p.name, p.priority))
+        .map(|p| format!("{} {}", p.name, p.setup.priority))
         .collect::<Vec<_>>()
         .join(", ");
     let shared = Shared::new(plans.len());
@@ -310,10 +311,12 @@ fn plans(config: &Config, cpu: usize) -> Vec<Plan> {
     let plan = |name, period_ns, priority| Plan {
         name,
         period_ns,
-        cpu: Some(cpu),
-        policy: Policy::Fifo,
-        priority,
-        prefault_stack: STACK_PREFAULT,
+        setup: Setup {
+            cpu: Some(cpu),
+            policy: Policy::Fifo,
+            priority,
+            prefault_stack: STACK_PREFAULT,
+        },
     };
     match config.base_ns {
         Some(base_ns) => vec![
@@ -516,7 +519,7 @@ fn document(
                 period_ns: plan.period_ns,
                 requested_period_ns: requested_period(config, plan.name),
                 policy: "SCHED_FIFO".to_string(),
-                priority: plan.priority,
+                priority: plan.setup.priority,
                 ticks: j.ticks,
                 min_interval: j.min_interval_ns,
                 max_interval: j.max_interval_ns,
@@ -663,7 +666,10 @@ mod tests {
             0,
         );
         assert_eq!(alone.len(), 1);
-        assert_eq!((alone[0].name, alone[0].priority), ("servo", BASE_PRIORITY));
+        assert_eq!(
+            (alone[0].name, alone[0].setup.priority),
+            ("servo", BASE_PRIORITY)
+        );
         let v = Verdict::of(&alone, &[figures(Some(60_000))]).unwrap();
         assert_eq!((v.thread, v.rating), ("servo", Rating::NoSoftwareStepping));
         assert!(v.text().contains("acceptable results with a hardware card"));
@@ -685,7 +691,7 @@ mod tests {
         );
         assert_eq!(
             p.iter()
-                .map(|p| (p.name, p.period_ns, p.priority, p.cpu))
+                .map(|p| (p.name, p.period_ns, p.setup.priority, p.setup.cpu))
                 .collect::<Vec<_>>(),
             vec![
                 ("servo", 1_233_321, SERVO_PRIORITY, Some(1)),

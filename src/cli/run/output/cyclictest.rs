@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use rtlat_core::report::CyclictestLine;
 
-use super::super::live::LiveFigures;
-use super::super::report::ThreadReport;
+use rtlat_engine::LiveFigures;
+use rtlat_engine::run::ThreadReport;
 
 /// What the `T:` line needs besides the live figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

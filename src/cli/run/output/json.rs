@@ -4,11 +4,14 @@
 //! histogram and the run's configuration.
 
 use rtlat::formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
-use rtlat::formats::schema::rtlat::{DeadlineTranslation, RunConfig, RunExtra, ThreadExtra};
+use rtlat::formats::schema::rtlat::{
+    DeadlineTranslation, RunConfig, RunExtra, Second, Seconds, ThreadExtra,
+};
 use rtlat::formats::schema::{Count, Entries, Field};
 use serde_json::{Number, Value};
 
-use super::super::report::ThreadReport;
+use rtlat_engine::run::ThreadReport;
+use rtlat_engine::seconds::SecondsSeries;
 
 /// The rt-tests release whose JSON layout this reproduces.
 pub const RT_TESTS_FORMAT_VERSION: &str = "2.40";
@@ -156,8 +159,8 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         minor_page_faults_while_measuring: t.minor_faults.into(),
         allocations_while_measuring: t.allocations.into(),
         lost_verbose_samples: lost_samples.into(),
-        // Per-second min/avg/max/overruns (bounded: see cli::run::seconds).
-        seconds: t.seconds.to_json().into(),
+        // Per-second min/avg/max/overruns (bounded: see rtlat_engine::seconds).
+        seconds: seconds_json(&t.seconds).into(),
         // rtlat-core's own serialization of the histogram (null if its sum is beyond
         // what JSON's integers hold).
         histogram: Field::from_value(serde_json::to_value(&**h).unwrap_or(Value::Null)),
@@ -246,9 +249,57 @@ pub fn rfc2822(unix: u64, offset: i64) -> String {
     )
 }
 
+/// A thread's time series as the JSON object: `{"period_s": s, "entries": [{"t", "cycles", "min", "avg", "max",
+/// "overruns"}, …]}`, times in seconds since the thread's start, latencies in ns (`null`
+/// for a second without cycles).
+fn seconds_json(series: &SecondsSeries) -> Seconds {
+    let period = series.period_s();
+    let entries = series
+        .entries()
+        .iter()
+        .map(|e| {
+            let some = e.cycles > 0;
+            Field::from(Second {
+                t: Number::from(e.slot.saturating_mul(period)).into(),
+                cycles: e.cycles.into(),
+                min: some.then_some(e.min_ns).into(),
+                avg: e.avg_ns().into(),
+                max: some.then_some(e.max_ns).into(),
+                overruns: e.overruns.into(),
+            })
+        })
+        .collect::<Vec<_>>();
+    Seconds {
+        period_s: Number::from(period).into(),
+        entries: entries.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::rfc2822;
+
+    #[test]
+    fn the_time_series_has_a_null_for_an_empty_second() {
+        use rtlat_engine::Window;
+        let window = |index| Window {
+            index,
+            cycles: 1,
+            min_ns: 1,
+            max_ns: 9,
+            sum_ns: 10,
+            overruns: 0,
+            complete: true,
+        };
+        let mut series = super::SecondsSeries::default();
+        series.push(&window(0));
+        series.push(&window(2));
+        let doc = serde_json::to_value(super::seconds_json(&series)).unwrap();
+        assert_eq!(doc["period_s"], 1);
+        assert_eq!(doc["entries"][1]["min"], serde_json::Value::Null);
+        assert_eq!(doc["entries"][2]["t"], 2);
+        assert_eq!(doc["entries"][2]["avg"], 10);
+    }
 
     #[test]
     fn dates_match_cyclictest_fixture() {

@@ -1,13 +1,25 @@
-//! A measurement thread's live figures, published without ever blocking it.
+//! A measuring thread's live figures, published without ever blocking it.
 //!
-//! A sequence lock: the one writer (the measurement thread) bumps a counter to odd, stores the
-//! fields with relaxed atomic stores, and bumps it to even; a reader retries until it sees the
-//! same even counter before and after its reads. The writer never waits, never allocates and
-//! makes no system call; on x86-64 and AArch64 each store is a plain store.
+//! A sequence lock: the one writer (the measuring thread, or an interrupt handler) bumps a
+//! counter to odd, stores the fields with relaxed atomic stores, and bumps it to even; a
+//! reader retries until it sees the same even counter before and after its reads. The
+//! writer never waits, never allocates and makes no system call; on x86-64 and AArch64 each
+//! store is a plain store. No `unsafe`, no lock: atomics only, so it works in a `static` on
+//! a microcontroller as well as between two threads.
+//!
+//! ```
+//! use rtlat_core::live::{LiveFigures, LiveStatus};
+//!
+//! static LIVE: LiveStatus = LiveStatus::new();
+//! LIVE.publish(&LiveFigures { cycles: 1, min_ns: 7, act_ns: 7, max_ns: 7, sum_ns: 7, overruns: 0 });
+//! assert_eq!(LIVE.read().avg_ns(), 7);
+//! ```
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering, fence};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering, fence};
 
-/// What the main thread shows: the cyclictest `T:` line's figures and rtlat's extras.
+use crate::word::Word;
+
+/// What a reader shows: the cyclictest `T:` line's figures and rtlat's extras.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LiveFigures {
     /// Cycles measured.
@@ -35,33 +47,48 @@ impl LiveFigures {
     }
 }
 
-/// One thread's published figures.
+/// One measuring thread's published figures, its kernel id and whether it has finished.
 #[derive(Debug, Default)]
 pub struct LiveStatus {
-    sequence: AtomicU64,
-    cycles: AtomicU64,
-    min_ns: AtomicI64,
-    act_ns: AtomicI64,
-    max_ns: AtomicI64,
-    sum_ns: AtomicI64,
-    overruns: AtomicU64,
+    sequence: AtomicUsize,
+    cycles: Word,
+    min_ns: Word,
+    act_ns: Word,
+    max_ns: Word,
+    sum_ns: Word,
+    overruns: Word,
     tid: AtomicI32,
     finished: AtomicBool,
 }
 
 impl LiveStatus {
-    /// Publishes `figures` (measurement thread only: one writer).
+    /// Nothing published yet (usable in a `static`).
+    pub const fn new() -> Self {
+        LiveStatus {
+            sequence: AtomicUsize::new(0),
+            cycles: Word::new(),
+            min_ns: Word::new(),
+            act_ns: Word::new(),
+            max_ns: Word::new(),
+            sum_ns: Word::new(),
+            overruns: Word::new(),
+            tid: AtomicI32::new(0),
+            finished: AtomicBool::new(false),
+        }
+    }
+
+    /// Publishes `figures` (one writer only).
     #[inline]
     pub fn publish(&self, figures: &LiveFigures) {
         let s = self.sequence.load(Ordering::Relaxed);
         self.sequence.store(s.wrapping_add(1), Ordering::Relaxed);
         fence(Ordering::Release);
-        self.cycles.store(figures.cycles, Ordering::Relaxed);
-        self.min_ns.store(figures.min_ns, Ordering::Relaxed);
-        self.act_ns.store(figures.act_ns, Ordering::Relaxed);
-        self.max_ns.store(figures.max_ns, Ordering::Relaxed);
-        self.sum_ns.store(figures.sum_ns, Ordering::Relaxed);
-        self.overruns.store(figures.overruns, Ordering::Relaxed);
+        self.cycles.set(figures.cycles);
+        self.min_ns.set(figures.min_ns as u64);
+        self.act_ns.set(figures.act_ns as u64);
+        self.max_ns.set(figures.max_ns as u64);
+        self.sum_ns.set(figures.sum_ns as u64);
+        self.overruns.set(figures.overruns);
         self.sequence.store(s.wrapping_add(2), Ordering::Release);
     }
 
@@ -70,16 +97,16 @@ impl LiveStatus {
         loop {
             let before = self.sequence.load(Ordering::Acquire);
             if before % 2 == 1 {
-                std::hint::spin_loop();
+                core::hint::spin_loop();
                 continue;
             }
             let figures = LiveFigures {
-                cycles: self.cycles.load(Ordering::Relaxed),
-                min_ns: self.min_ns.load(Ordering::Relaxed),
-                act_ns: self.act_ns.load(Ordering::Relaxed),
-                max_ns: self.max_ns.load(Ordering::Relaxed),
-                sum_ns: self.sum_ns.load(Ordering::Relaxed),
-                overruns: self.overruns.load(Ordering::Relaxed),
+                cycles: self.cycles.get(),
+                min_ns: self.min_ns.get() as i64,
+                act_ns: self.act_ns.get() as i64,
+                max_ns: self.max_ns.get() as i64,
+                sum_ns: self.sum_ns.get() as i64,
+                overruns: self.overruns.get(),
             };
             fence(Ordering::Acquire);
             if self.sequence.load(Ordering::Relaxed) == before {

@@ -1,9 +1,11 @@
-//! What one measurement thread hands back when it is done.
+//! What one of `rtlat run`'s measuring threads hands back when it is done: data, formatted
+//! by the command line.
 
 use rtlat_core::cycle::Sample;
 use rtlat_core::{LogHistogram, LogLinear, Summary};
 
-use super::seconds::SecondsSeries;
+use crate::seconds::SecondsSeries;
+use crate::timers::TranslationFigures;
 
 /// The log-linear histogram every thread keeps: 64 sub-buckets per octave (≤ 0.78 % error),
 /// ±34 s, `u64` counters so a run of any length never saturates.
@@ -74,7 +76,7 @@ pub struct ThreadReport {
     pub spikes_total: u64,
     /// What the timer did translating deadlines to the clock it sleeps on (only the
     /// generic-timer clock's timer translates).
-    pub translation: Option<super::measure::TranslationFigures>,
+    pub translation: Option<TranslationFigures>,
     /// Per-second min/avg/max/overruns, bounded (filled by the main thread from the
     /// thread's window ring; empty when the thread hands its report back).
     pub seconds: SecondsSeries,

@@ -1,0 +1,20 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod latency;
+pub mod measure;
+pub mod rings;
+pub mod run;
+pub mod seconds;
+pub mod servo;
+pub mod setup;
+pub mod timers;
+
+/// rtlat-core's simulated clock and timer, shared with its schedule tests.
+#[cfg(test)]
+#[path = "../../rtlat-core/tests/sim/mod.rs"]
+mod sim;
+
+pub use rtlat_core::live::{LiveFigures, LiveStatus};
+pub use rtlat_core::windows::{SECOND_NS, Window};

@@ -1,0 +1,508 @@
+//! One of cyclictest's measuring threads: set up once ([`prepare`]),
+//! then the engine's loop ([`measure`]) with this mode's per-cycle work: the histograms,
+//! the spike list, the live figures, the `-v` ring, the per-second windows, the break and
+//! `-D`. Figures leave through [`LiveStatus`] (a sequence lock the thread never waits on).
+
+use std::hint::black_box;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+
+use core::fmt::Display;
+
+use rtlat_core::windows::SecondWindows;
+use rtlat_core::{Clock, CycleConfig, CycleEngine, Linear, Sample, Skip, Timer};
+use rtlat_linux::{Ftrace, TimerKind};
+
+use super::report::{LinearReport, RunHistogram, ThreadReport};
+use crate::measure::{Flow, PerCycle, measure};
+use crate::rings::{SampleRing, WindowRing};
+use crate::setup::{Setup, prepare};
+use crate::timers::{
+    ClockSource, DeadlineTranslation, WakeError, WithClockAndTimer, with_clock_and_timer,
+};
+use crate::{LiveFigures, LiveStatus, SECOND_NS};
+
+/// How one measuring thread runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeasurePlan {
+    /// Thread number (0-based).
+    pub index: usize,
+    /// CPU, policy, priority, stack prefault.
+    pub setup: Setup,
+    /// Interval, ns.
+    pub interval_ns: u64,
+    /// Stop after this many cycles.
+    pub loops: Option<u64>,
+    /// `-D`: stop after the first cycle that wakes this long (ns) after the thread's start
+    /// (its first deadline less one interval), that cycle counted, as cyclictest does.
+    pub duration_ns: Option<u64>,
+    /// Break the run at the first latency above this, ns.
+    pub break_above_ns: Option<i64>,
+    /// How to sleep.
+    pub timer: TimerKind,
+    /// Which clock.
+    pub clock: ClockSource,
+    /// cyclictest's fixed-width histogram: (buckets, width ns).
+    pub linear: Option<(usize, u64)>,
+    /// First deadline offset from the common start when starts are aligned, ns.
+    pub aligned_offset_ns: Option<u64>,
+    /// Nanoseconds per displayed unit: 1000 (µs), or 1 with `-N`.
+    pub display_unit_ns: u64,
+    /// `--spike`: keep every latency above this (ns), up to `spike_nodes` of them.
+    pub spike_above_ns: Option<i64>,
+    /// `--spike-nodes`: how many spikes to keep.
+    pub spike_nodes: usize,
+    /// Keep per-second windows for the JSON time series (off without `--json`: the loop
+    /// then pays nothing for them).
+    pub seconds_series: bool,
+}
+
+/// State all threads and the main thread share for one run.
+#[derive(Debug)]
+pub struct RunShared {
+    /// Set by any thread (or the main thread) to end the run.
+    pub stop: AtomicBool,
+    /// Live figures per thread.
+    pub live: Vec<LiveStatus>,
+    /// `-v` sample rings per thread.
+    pub rings: Vec<Option<SampleRing>>,
+    /// Every measuring thread and the main thread meet here once set up.
+    pub ready: Barrier,
+    /// The common start for aligned starts (clock ns), set by the main thread.
+    pub epoch_ns: AtomicU64,
+    /// Every thread waits here until `epoch_ns` is set.
+    pub go: Barrier,
+    /// TID of the first thread that crossed the break threshold (0: none).
+    pub break_tid: AtomicI32,
+    /// ftrace, for `--tracemark` on a break.
+    pub ftrace: Option<Ftrace>,
+    /// Per-second windows per thread, drained by the main thread into the time series (see
+    /// [`crate::seconds`]).
+    pub seconds: Vec<WindowRing>,
+}
+
+/// Runs one measuring thread to the end of the run. Errors are one-line messages.
+///
+/// The loop is compiled once per clock and timer pair, so a cycle pays no dispatch on either.
+///
+/// `histogram` is made by the caller (on a thread with a large stack): building its 30 KiB
+/// on this thread's small stack would need room for the temporaries. `allocations` counts the
+/// calling thread's allocations (the program's counting allocator).
+pub fn run_thread(
+    plan: &MeasurePlan,
+    shared: &RunShared,
+    histogram: Box<RunHistogram>,
+    allocations: fn() -> u64,
+) -> Result<ThreadReport, String> {
+    let thread = Thread {
+        plan,
+        shared,
+        histogram,
+        allocations,
+    };
+    with_clock_and_timer(plan.clock, plan.timer, plan.interval_ns, thread)
+}
+
+/// [`run_thread`] waiting for its clock and timer.
+struct Thread<'a> {
+    plan: &'a MeasurePlan,
+    shared: &'a RunShared,
+    histogram: Box<RunHistogram>,
+    allocations: fn() -> u64,
+}
+
+impl WithClockAndTimer for Thread<'_> {
+    type Output = Result<ThreadReport, String>;
+
+    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), String>) -> Self::Output
+    where
+        C: Clock,
+        C::Error: Display,
+        T: Timer + DeadlineTranslation,
+        T::Error: WakeError,
+    {
+        let Thread {
+            plan,
+            shared,
+            histogram,
+            allocations,
+        } = self;
+        let live = &shared.live[plan.index];
+        // However this function ends (finished, broken, failed), the run ends with it and
+        // the main thread is told: no path leaves the supervisor waiting.
+        let _ending = EndsTheRun {
+            live,
+            stop: &shared.stop,
+        };
+        let config = CycleConfig {
+            interval_ns: plan.interval_ns,
+            loops: plan.loops,
+            break_above_ns: plan.break_above_ns,
+        };
+        let failed = |e: &dyn Display| format!("thread {}: {e}", plan.index);
+        let prepared = prepare::<C, T, Skip>(&plan.setup, |tid| live.set_tid(tid), make, config)
+            .map(|(tid, engine)| (ThreadState::new(plan, tid, histogram), engine));
+        // Meet the others even after a failure, so nobody waits forever.
+        shared.ready.wait();
+        shared.go.wait();
+        let (state, mut engine) = prepared.map_err(|e| failed(&e))?;
+        // cyclictest's fixed-width histogram: counters allocated (and written) before the
+        // run, indexed by rtlat-core's linear layout; its min/max/sum are the thread's
+        // `Stats`, so no second summary is kept.
+        let linear = match plan.linear {
+            Some((_, width)) => Some(Linear::new(0, width).map_err(|e| failed(&e))?),
+            None => None,
+        };
+        if shared.stop.load(Ordering::Acquire) {
+            return Ok(state.finish(plan, &mut engine, linear, 0));
+        }
+        match plan.aligned_offset_ns {
+            Some(offset) => {
+                // The epoch is in the clock's nanoseconds; the engine counts the clock's ticks.
+                let first = shared.epoch_ns.load(Ordering::Acquire) + offset + plan.interval_ns;
+                engine.start_at(engine.scale().from_ns(first));
+            }
+            None => engine.start().map_err(|e| failed(&e))?,
+        }
+        // Per-second windows from this thread's start (its first deadline minus one interval).
+        let origin = engine
+            .next_deadline()
+            .unwrap_or(0)
+            .saturating_sub(engine.interval_ticks());
+        let seconds = SecondWindows::new(origin, engine.scale().from_ns(SECOND_NS));
+        // -D counts from the same start: with --secaligned, the full second the threads wait for.
+        let stop_at = plan.duration_ns.map_or(u64::MAX, |d| {
+            origin.saturating_add(engine.scale().from_ns(d))
+        });
+
+        let ring = shared.rings[plan.index].as_ref();
+        // The features a plain run has off (spike list, `-v` ring, per-second series, -D)
+        // cost the loop one test of this flag per cycle, their own tests only when one is on.
+        let extras = plan.spike_above_ns.is_some()
+            || ring.is_some()
+            || plan.seconds_series
+            || plan.duration_ns.is_some();
+        let mut work = RunCycle {
+            state,
+            linear,
+            seconds,
+            extras,
+            seconds_series: plan.seconds_series,
+            stop_at,
+            spike_above_ns: plan.spike_above_ns.unwrap_or(i64::MAX),
+            publish_every: engine.scale().from_ns(PUBLISH_EVERY_NS),
+            publish_at: 0,
+            plan,
+            shared,
+            live,
+            ring,
+            seconds_ring: &shared.seconds[plan.index],
+        };
+        let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
+        let RunCycle {
+            state,
+            linear,
+            mut seconds,
+            seconds_ring,
+            ..
+        } = work;
+        // The figures after the last cycle, whenever the loop last published (before the
+        // thread is marked finished, when this function returns).
+        if state.histogram.summary().count() > 0 {
+            live.publish(&state.figures(state.last_ns, engine.overruns()));
+        }
+        if plan.seconds_series {
+            seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+        }
+        result.map_err(|e| failed(&e))?;
+        let mut report = state.finish(plan, &mut engine, linear, measured.minor_faults);
+        report.allocations = measured.allocations;
+        Ok(report)
+    }
+}
+
+/// How often (at most) a measuring thread publishes its live figures, ns.
+const PUBLISH_EVERY_NS: u64 = 1_000_000;
+
+/// This mode's per-cycle work.
+struct RunCycle<'a> {
+    state: ThreadState,
+    linear: Option<Linear>,
+    seconds: SecondWindows,
+    /// Any of the features a plain run has off: the spike list, the `-v` ring, the
+    /// per-second series, `-D`.
+    extras: bool,
+    /// Per-second windows are recorded (only when they are written: `--json`).
+    seconds_series: bool,
+    // Off features as sentinels no sample reaches: one compare each, no option to unwrap.
+    /// `-D`: the wake-up time (ticks) that ends the thread (`u64::MAX`: none).
+    stop_at: u64,
+    /// `--spike`: the trigger, ns (`i64::MAX`: off).
+    spike_above_ns: i64,
+    /// [`PUBLISH_EVERY_NS`] in clock ticks.
+    publish_every: u64,
+    /// The wake-up time (ticks) from which the live figures are published again.
+    publish_at: u64,
+    plan: &'a MeasurePlan,
+    shared: &'a RunShared,
+    live: &'a LiveStatus,
+    ring: Option<&'a SampleRing>,
+    seconds_ring: &'a WindowRing,
+}
+
+impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
+    type Recorder = RunHistogram;
+
+    #[inline(always)]
+    fn recorder(&mut self) -> &mut RunHistogram {
+        &mut self.state.histogram
+    }
+
+    #[inline(always)]
+    fn after(&mut self, sample: Sample, broke: bool, engine: &CycleEngine<C, T, Skip>) -> Flow {
+        let state = &mut self.state;
+        state.last_ns = sample.latency_ns;
+        if let Some(layout) = &self.linear {
+            // One compare past the bucket: the slice's own bound (the guards are apart).
+            let bucket = layout
+                .bucket(sample.latency_ns)
+                .and_then(|q| usize::try_from(q).ok())
+                .and_then(|q| state.linear_buckets.get_mut(q));
+            match bucket {
+                Some(count) => *count += 1,
+                None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
+            }
+        }
+        // At most once a millisecond (and after the last cycle): what reads the figures (the
+        // live lines, status requests, the fifo) is at most that much behind.
+        if sample.wake_ticks >= self.publish_at {
+            self.live
+                .publish(&state.figures(sample.latency_ns, engine.overruns()));
+            self.publish_at = sample.wake_ticks.saturating_add(self.publish_every);
+        }
+        if self.extras {
+            if self.seconds_series {
+                // Two compares per cycle; once per second a push into the windows' ring.
+                // A copy is lent, never `sample` itself: a sample whose address is taken
+                // stays in memory on every cycle, not just those of this branch.
+                let lent = sample;
+                self.seconds.record(
+                    &lent,
+                    state.histogram.summary(),
+                    engine.overruns(),
+                    self.seconds_ring,
+                );
+            }
+            if sample.latency_ns > self.spike_above_ns {
+                state.spikes_total += 1;
+                if state.spikes.len() < state.spikes.capacity() {
+                    state.spikes.push((sample.latency_ns, sample.wake_ticks));
+                }
+            }
+            if let Some(ring) = self.ring {
+                ring.push(sample.cycle, sample.latency_ns);
+            }
+            // -D: past the end (a cycle that also broke ends the run below, as a break).
+            if !broke && sample.wake_ticks >= self.stop_at {
+                return Flow::Stop;
+            }
+        }
+        if broke {
+            self.broke(
+                sample.cycle,
+                sample.latency_ns,
+                sample.overruns,
+                sample.wake_ticks,
+            );
+            return Flow::Stop;
+        }
+        Flow::Go
+    }
+}
+
+impl RunCycle<'_> {
+    /// The latency crossed `-b`: this thread's break, and the run's if it is the first.
+    /// The sample comes as its fields: a sample passed whole goes through memory, and the
+    /// loop would store every cycle's for this rare call.
+    #[cold]
+    #[inline(never)]
+    fn broke(&mut self, cycle: u64, latency_ns: i64, overruns: u64, wake_ticks: u64) {
+        let sample = Sample {
+            cycle,
+            latency_ns,
+            overruns,
+            wake_ticks,
+        };
+        self.state.broke = Some(sample);
+        let shared = self.shared;
+        if shared
+            .break_tid
+            .compare_exchange(0, self.state.tid, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+            && let Some(ftrace) = &shared.ftrace
+        {
+            let unit = self.plan.display_unit_ns as i64;
+            let threshold = self.plan.break_above_ns.map_or(0, |t| (t + 1) / unit - 1);
+            let _ = ftrace.write_marker_fmt(format_args!(
+                "hit latency threshold ({} > {})",
+                sample.latency_ns / unit,
+                threshold
+            ));
+            let _ = ftrace.stop();
+        }
+    }
+}
+
+/// Marks the thread finished and stops the run when dropped: the first thread to finish its
+/// loops, break or fail ends the run (cyclictest's rule).
+struct EndsTheRun<'a> {
+    live: &'a LiveStatus,
+    stop: &'a AtomicBool,
+}
+
+impl Drop for EndsTheRun<'_> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        self.live.set_finished();
+    }
+}
+
+/// Everything a thread records into, allocated and touched before the first cycle.
+struct ThreadState {
+    tid: i32,
+    histogram: Box<RunHistogram>,
+    last_ns: i64,
+    /// The fixed-width histogram's buckets, without its guards.
+    linear_buckets: Vec<u64>,
+    /// Its values below the first bucket.
+    linear_underflows: u64,
+    /// Its values past the last bucket.
+    linear_overflows: u64,
+    overflow_cycles: Vec<u64>,
+    spikes: Vec<(i64, u64)>,
+    spikes_total: u64,
+    broke: Option<Sample>,
+}
+
+/// Writes every element so its pages are mapped before the measurement (a freshly zeroed
+/// allocation is only mapped on first write).
+fn touch(values: &mut [u64]) {
+    for v in values.iter_mut() {
+        *v = black_box(0);
+    }
+}
+
+impl ThreadState {
+    /// The state for `plan`, every buffer written to its full capacity once, so pushes
+    /// during the run touch mapped pages only.
+    fn new(plan: &MeasurePlan, tid: i32, histogram: Box<RunHistogram>) -> ThreadState {
+        let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);
+        let mut linear_buckets = vec![0u64; buckets];
+        touch(&mut linear_buckets);
+        let mut overflow_cycles = vec![0u64; buckets];
+        touch(&mut overflow_cycles);
+        overflow_cycles.clear();
+        let spike_capacity = if plan.spike_above_ns.is_some() {
+            plan.spike_nodes
+        } else {
+            0
+        };
+        let mut spikes = Vec::with_capacity(spike_capacity);
+        spikes.resize(spike_capacity, (0i64, 0u64));
+        for s in spikes.iter_mut() {
+            *s = black_box((0, 0));
+        }
+        spikes.clear();
+        ThreadState {
+            tid,
+            histogram,
+            last_ns: 0,
+            linear_buckets,
+            linear_underflows: 0,
+            linear_overflows: 0,
+            overflow_cycles,
+            spikes,
+            spikes_total: 0,
+            broke: None,
+        }
+    }
+
+    /// The live figures after a cycle with latency `act_ns` (so at least one value is
+    /// recorded, and the extremes are those of the recorded values).
+    #[inline]
+    fn figures(&self, act_ns: i64, overruns: u64) -> LiveFigures {
+        let s = self.histogram.summary();
+        let (min_ns, max_ns) = s.extremes();
+        LiveFigures {
+            cycles: s.count(),
+            min_ns,
+            act_ns,
+            max_ns,
+            sum_ns: s.sum() as i64,
+            overruns,
+        }
+    }
+
+    /// A value of the fixed-width histogram that goes to a guard (underflow or overflow):
+    /// counted there, and its cycle kept while the overflow list has room.
+    #[cold]
+    #[inline(never)]
+    fn linear_guard(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
+        if latency_ns < layout.low() {
+            self.linear_underflows += 1;
+        } else {
+            self.linear_overflows += 1;
+        }
+        if self.overflow_cycles.len() < self.overflow_cycles.capacity() {
+            self.overflow_cycles.push(cycle);
+        }
+    }
+
+    /// The fixed-width histogram's counts, taken after the run.
+    fn linear_report(&mut self, layout: &Linear) -> LinearReport {
+        let underflows = self.linear_underflows;
+        LinearReport {
+            width_ns: layout.width(),
+            counts: std::mem::take(&mut self.linear_buckets),
+            overflows: self.linear_overflows + underflows,
+            underflows,
+            overflow_cycles: std::mem::take(&mut self.overflow_cycles),
+        }
+    }
+
+    fn finish<C: Clock, T: Timer + DeadlineTranslation>(
+        mut self,
+        plan: &MeasurePlan,
+        engine: &mut CycleEngine<C, T>,
+        linear: Option<Linear>,
+        minor_faults: u64,
+    ) -> ThreadReport {
+        let linear = linear.map(|layout| self.linear_report(&layout));
+        ThreadReport {
+            index: plan.index,
+            tid: self.tid,
+            cpu: plan.setup.cpu,
+            priority: plan.setup.priority,
+            interval_us: plan.interval_ns / 1000,
+            last_ns: self.last_ns,
+            overruns: engine.overruns(),
+            max_at: engine.max(),
+            histogram: self.histogram,
+            linear,
+            broke: self.broke,
+            minor_faults,
+            allocations: 0,
+            // Wake-up times leave in the clock's nanoseconds.
+            spikes: {
+                let scale = engine.scale();
+                self.spikes
+                    .iter()
+                    .map(|&(latency, wake)| (latency, scale.to_ns(wake)))
+                    .collect()
+            },
+            translation: engine.timer_mut().translation(),
+            spikes_total: self.spikes_total,
+            seconds: Default::default(),
+        }
+    }
+}

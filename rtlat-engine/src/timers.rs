@@ -1,0 +1,157 @@
+//! Where a command's choice of clock and timer becomes types: [`with_clock_and_timer`] calls
+//! a [`WithClockAndTimer`] with the concrete pair, made on the measuring thread, so the loop
+//! is compiled once per pair and a cycle pays no dispatch on either.
+//!
+//! A backend plugs in as one more pair: its clock implements rtlat-core's `Clock` (error
+//! shown with `Display`), its timer `Timer` with an error that says whether the sleep was
+//! cancelled ([`WakeError`]) and, if it translates deadlines to another clock,
+//! [`DeadlineTranslation`]. Today: the POSIX clocks with each of rtlat-linux's timers, and on
+//! aarch64 the generic-timer counter with its counter timer.
+
+use core::fmt::Display;
+
+use rtlat_core::{Clock, Timer};
+use rtlat_linux::{
+    AbsoluteSleep, ClockId, NanoSleep, PosixClock, PosixTimer, RelativeSleep, TimerFd, TimerKind,
+};
+
+/// A timer's error, as the measuring loop needs to see it.
+pub trait WakeError: Display {
+    /// The sleep was cut short because the run is ending (the cycle is not measured).
+    fn cancelled(&self) -> bool;
+}
+
+impl WakeError for rtlat_linux::SleepError {
+    #[inline(always)]
+    fn cancelled(&self) -> bool {
+        matches!(self, rtlat_linux::SleepError::Cancelled)
+    }
+}
+
+impl WakeError for core::convert::Infallible {
+    fn cancelled(&self) -> bool {
+        match *self {}
+    }
+}
+
+/// rtlat-core's test simulation's timer fails with a text, never cancelled.
+#[cfg(test)]
+impl WakeError for &'static str {
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// The clock a run measures on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockSource {
+    /// A POSIX clock (CLOCK_MONOTONIC, CLOCK_REALTIME), with any of rtlat-linux's timers.
+    Posix(ClockId),
+    /// The ARM generic-timer counter (`CNTVCT_EL0`), with its counter timer (absolute
+    /// deadlines only).
+    #[cfg(target_arch = "aarch64")]
+    Counter,
+}
+
+/// What a timer that translates deadlines to another clock did (rtlat-arm64's counter
+/// timer), for the report; `None` for timers that sleep on the measured clock itself.
+pub trait DeadlineTranslation {
+    /// The figures so far, if the timer translates.
+    fn translation(&self) -> Option<TranslationFigures> {
+        None
+    }
+}
+
+/// A translating timer's figures (see rtlat-arm64's `DeadlineMap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranslationFigures {
+    /// Wake-ups before the deadline on the measured clock, finished on it.
+    pub early_wakeups: u64,
+    /// CLOCK_MONOTONIC's rate against the measured clock's stated rate, ppm, at the end.
+    pub slew_ppm: i64,
+    /// Rate measurements taken (the one before the run, then one a second).
+    pub calibrations: u64,
+    /// Rate measurements refused (beyond 0.1 %, or clocks going back).
+    pub refused: u64,
+}
+
+impl DeadlineTranslation for AbsoluteSleep {}
+impl DeadlineTranslation for RelativeSleep {}
+impl DeadlineTranslation for NanoSleep {}
+impl DeadlineTranslation for PosixTimer {}
+impl DeadlineTranslation for TimerFd {}
+
+#[cfg(target_arch = "aarch64")]
+impl DeadlineTranslation for rtlat_arm64::GenericTimerSleep {
+    fn translation(&self) -> Option<TranslationFigures> {
+        let map = self.map();
+        Some(TranslationFigures {
+            early_wakeups: self.early_wakeups(),
+            slew_ppm: map.slew_ppm(),
+            calibrations: map.calibrations(),
+            refused: map.refused(),
+        })
+    }
+}
+
+/// How long the counter timer measures CLOCK_MONOTONIC's rate before the run.
+#[cfg(target_arch = "aarch64")]
+const CALIBRATION: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The generic-timer clock and its timer, calibrated against CLOCK_MONOTONIC: refused (the
+/// line to print) when `CNTFRQ_EL0` is 0 or the counter does not run at its rate. The main
+/// thread calls it once before changing anything; each measuring thread makes its own.
+#[cfg(target_arch = "aarch64")]
+pub fn counter_clock() -> Result<(rtlat_arm64::GenericTimer, rtlat_arm64::GenericTimerSleep), String>
+{
+    let failed = |e: &dyn Display| format!("-c/--clock cntvct: {e}");
+    let clock = rtlat_arm64::GenericTimer::new().map_err(|e| failed(&e))?;
+    let mut timer = rtlat_arm64::GenericTimerSleep::new(&clock).map_err(|e| failed(&e))?;
+    timer
+        .calibrate(CALIBRATION)
+        .map_err(|e| failed(&e))?
+        .map_err(|e| failed(&e))?;
+    Ok((clock, timer))
+}
+
+/// Work to run with a concrete clock and timer (a generic closure, as a trait).
+pub trait WithClockAndTimer {
+    /// What the work returns.
+    type Output;
+    /// Runs with the pair `make` makes (call it on the measuring thread, after its set-up).
+    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), String>) -> Self::Output
+    where
+        C: Clock,
+        C::Error: Display,
+        T: Timer + DeadlineTranslation,
+        T::Error: WakeError;
+}
+
+/// Calls `work` with the clock `source` and the timer `kind` (`interval_ns` for the timers
+/// that are periodic themselves). On aarch64's counter the timer is always its own.
+pub fn with_clock_and_timer<W: WithClockAndTimer>(
+    source: ClockSource,
+    kind: TimerKind,
+    interval_ns: u64,
+    work: W,
+) -> W::Output {
+    #[allow(clippy::infallible_destructuring_match)] // one arm on targets without a counter
+    let id = match source {
+        ClockSource::Posix(id) => id,
+        #[cfg(target_arch = "aarch64")]
+        ClockSource::Counter => return work.run(counter_clock),
+    };
+    let clock = PosixClock::new(id);
+    let linux = |e: rtlat_linux::TimerError| e.to_string();
+    match kind {
+        TimerKind::Absolute => work.run(|| Ok((clock, AbsoluteSleep::new(id)))),
+        TimerKind::Relative => work.run(|| Ok((clock, RelativeSleep::new(id)))),
+        TimerKind::NanoSleep => work.run(|| Ok((clock, NanoSleep::new(id)))),
+        TimerKind::PosixTimer => {
+            work.run(|| Ok((clock, PosixTimer::new(id, interval_ns).map_err(linux)?)))
+        }
+        TimerKind::TimerFd => {
+            work.run(|| Ok((clock, TimerFd::new(id, interval_ns).map_err(linux)?)))
+        }
+    }
+}
