@@ -5,7 +5,7 @@
 use rtlat_core::{CycleConfig, CycleEngine, Error, Outcome, Record, Stats};
 use std::cell::Cell;
 
-mod sim;
+use crate::sim;
 use sim::{SimClock, SimTimer};
 
 /// Records every latency in order.

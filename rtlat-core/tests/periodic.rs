@@ -6,7 +6,7 @@
 use rtlat_core::{CycleConfig, Error, Periodic, Run};
 use std::cell::Cell;
 
-mod sim;
+use crate::sim;
 use sim::{SimClock, SimTimer};
 
 fn schedule<'a>(
