@@ -2,6 +2,7 @@
 //! file names alike); one that is not is refused in one line, never a panic.
 
 use std::ffi::OsString;
+use std::process::ExitCode;
 
 /// `args` (argv, the program name first) as `String`s, or the line that refuses the first
 /// one that is not UTF-8: its position and its bytes with the bad ones escaped.
@@ -43,6 +44,25 @@ pub fn program() -> Option<String> {
     std::env::args_os()
         .next()
         .map(|a| a.to_string_lossy().into_owned())
+}
+
+/// The name to put before a message: [`invoked_as`], or `rtlat`.
+pub fn name() -> String {
+    invoked_as().unwrap_or_else(|| "rtlat".into())
+}
+
+/// A binary's `main`: `command` on argv as UTF-8 text (argv\[0\] first) — or, when an argument
+/// is not UTF-8, the one-line refusal after `name` and the bad-input status — and then the end
+/// through [`crate::stdio::exit`], where a reader gone ends the process by SIGPIPE.
+pub fn main(name: &str, command: impl FnOnce(Vec<String>) -> ExitCode) -> ExitCode {
+    let code = match utf8(std::env::args_os()) {
+        Ok(args) => command(args),
+        Err(message) => {
+            crate::errln!("{name}: {message}");
+            ExitCode::from(crate::exit_status::BAD_INPUT)
+        }
+    };
+    crate::stdio::exit(name, code)
 }
 
 #[cfg(test)]

@@ -19,23 +19,13 @@ static ALLOCATOR: allocations::CountingAllocator = allocations::CountingAllocato
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let code = command();
-    // Everything the command changed is restored by now: a reader that went away ends the
-    // process by SIGPIPE here, as it ends cyclictest.
-    let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
-    rtlat::stdio::exit(&name, code)
+    // Everything the command changed is restored by the time it returns: a reader that went
+    // away ends the process by SIGPIPE then, as it ends cyclictest.
+    rtlat::args::main(&rtlat::args::name(), command)
 }
 
 /// The command `argv` names, run to its exit status.
-fn command() -> ExitCode {
-    let args = match rtlat::args::utf8(std::env::args_os()) {
-        Ok(args) => args,
-        Err(message) => {
-            let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
-            errln!("{name}: {message}");
-            return ExitCode::from(rtlat::exit_status::BAD_INPUT);
-        }
-    };
+fn command(args: Vec<String>) -> ExitCode {
     let invoked_as = args
         .first()
         .and_then(|a| std::path::Path::new(a).file_name())

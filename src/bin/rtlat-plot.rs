@@ -4,13 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let code = match rtlat::args::utf8(std::env::args_os()) {
-        Ok(args) => rtlat::plot::main(&args[1..]),
-        Err(message) => {
-            rtlat::errln!("rtlat plot: {message}");
-            ExitCode::from(rtlat::exit_status::BAD_INPUT)
-        }
-    };
-    // A reader gone (`rtlat plot --help | head -1`) ends the process by SIGPIPE.
-    rtlat::stdio::exit("rtlat plot", code)
+    rtlat::args::main("rtlat plot", |args| rtlat::plot::main(&args[1..]))
 }

@@ -32,22 +32,13 @@ mod cli {
 }
 
 fn main() -> ExitCode {
-    let code = command();
-    // A reader gone (`rtlat audit | head -1`) ends the process by SIGPIPE, as it ends rtlat.
-    let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
-    rtlat::stdio::exit(&name, code)
+    // Everything the command changed is restored by the time it returns: a reader that went
+    // away ends the process by SIGPIPE then, as it ends cyclictest.
+    rtlat::args::main(&rtlat::args::name(), command)
 }
 
 /// The command `argv[1]` names, run to its exit status.
-fn command() -> ExitCode {
-    let args = match rtlat::args::utf8(std::env::args_os()) {
-        Ok(args) => args,
-        Err(message) => {
-            let name = rtlat::args::invoked_as().unwrap_or_else(|| "rtlat".into());
-            errln!("{name}: {message}");
-            return ExitCode::from(rtlat::exit_status::BAD_INPUT);
-        }
-    };
+fn command(args: Vec<String>) -> ExitCode {
     match args.get(1).map(String::as_str) {
         Some("audit") => cli::audit::main(&args[2..]),
         Some("threads") => cli::threads::main(&args[2..]),
