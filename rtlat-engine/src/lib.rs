@@ -9,6 +9,7 @@ pub mod run;
 pub mod seconds;
 pub mod servo;
 pub mod setup;
+pub mod threads;
 pub mod timers;
 
 /// rtlat-core's simulated clock and timer, shared with its schedule tests.

@@ -30,14 +30,13 @@ use rtlat_engine::Window;
 use rtlat_engine::latency::histogram::XenomaiHistogram;
 use rtlat_engine::latency::{Plan, Shared};
 use rtlat_engine::setup::Setup;
+use rtlat_engine::threads::{Failures, measurement_threads};
 
 use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 
-/// The sampling thread's stack (the loop needs a few KiB).
-const THREAD_STACK: usize = 128 * 1024;
 /// Bytes of it written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
 /// How often the main thread looks for finished seconds and for the end of the run.
@@ -165,21 +164,20 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     let shared = Shared::new();
     let started = Instant::now();
-    let (report, state) = std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("rtlat-latency".into())
-            .stack_size(THREAD_STACK)
-            .spawn_scoped(scope, || measure::run_thread(&plan, &shared))
-            .map_err(|e| format!("cannot start the sampling thread: {e}"))?;
+    let failures = Failures {
+        cannot_start: &|_, e| format!("cannot start the sampling thread: {e}"),
+        panicked: "the sampling thread panicked",
+    };
+    let sampling = ("rtlat-latency".to_string(), || {
+        measure::run_thread(&plan, &shared)
+    });
+    let (reports, state) = measurement_threads([sampling], failures, |_| {
         shared.ready.wait();
         let state = supervise(&config, &shared, started);
         end_sampling(&shared);
-        let state = state?;
-        let report = worker
-            .join()
-            .map_err(|_| "the sampling thread panicked".to_string())??;
-        Ok::<_, String>((report, state))
+        state
     })?;
+    let (state, report) = (state?, &reports[0]);
     let actual_s = seconds_since(started).saturating_sub(1);
     finish(&config, &state, &report.histogram, actual_s)
 }

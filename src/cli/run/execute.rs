@@ -15,6 +15,7 @@ use rtlat_engine::rings::{default_window_ring, sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
 use rtlat_engine::seconds::SecondsSeries;
 use rtlat_engine::setup::Setup;
+use rtlat_engine::threads::{Failures, measurement_threads};
 use rtlat_engine::timers::ClockSource;
 use rtlat_engine::{LiveFigures, LiveStatus};
 
@@ -30,10 +31,6 @@ use rtlat::exit_status;
 
 /// Bytes of each measurement thread's stack written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
-/// Each measurement thread's stack: the loop needs a few KiB (8 KiB measured); the 32 KiB
-/// prefault plus its safety margin fit with room to spare. Rust's default (2 MiB) would be
-/// made resident by `mlockall` in full.
-const THREAD_STACK: usize = 128 * 1024;
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
 const VERBOSE_RING: usize = 16_384;
 /// How often the main thread refreshes the screen and checks for the end (cyclictest: 10 ms).
@@ -232,28 +229,18 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     let mut series: Vec<SecondsSeries> = (0..plan.threads.len())
         .map(|_| SecondsSeries::default())
         .collect();
-    let mut reports = std::thread::scope(|scope| {
-        let handles: Vec<_> = measure_plans
-            .iter()
-            .map(|p| {
-                let shared = &shared;
-                std::thread::Builder::new()
-                    .name(format!("rtlat-t{}", p.index))
-                    .stack_size(THREAD_STACK)
-                    .spawn_scoped(scope, {
-                        let histogram = new_run_histogram();
-                        move || run_thread(p, shared, histogram)
-                    })
-            })
-            .collect();
-        let spawned: Result<Vec<_>, _> = handles.into_iter().collect();
-        let handles = match spawned {
-            Ok(h) => h,
-            Err(e) => {
-                shared.stop.store(true, Ordering::Release);
-                return Err(format!("cannot start a measurement thread: {e}"));
-            }
-        };
+    let threads = measure_plans.iter().map(|p| {
+        let shared = &shared;
+        let histogram = new_run_histogram();
+        (format!("rtlat-t{}", p.index), move || {
+            run_thread(p, shared, histogram)
+        })
+    });
+    let failures = Failures {
+        cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
+        panicked: "a measurement thread panicked",
+    };
+    let (mut reports, ()) = measurement_threads(threads, failures, |scope| {
         shared.ready.wait();
         let (now_ns, epoch_ns) = epoch(&config);
         shared.epoch_ns.store(epoch_ns, Ordering::Release);
@@ -298,15 +285,6 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             start,
             &mut series,
         );
-        let mut reports = Vec::new();
-        for h in handles {
-            match h.join() {
-                Ok(Ok(report)) => reports.push(report),
-                Ok(Err(message)) => return Err(message),
-                Err(_) => return Err("a measurement thread panicked".into()),
-            }
-        }
-        Ok(reports)
     })?;
     let end_unix = unix_now();
     // The windows pushed after the last pass of `supervise` (the last, partial ones).

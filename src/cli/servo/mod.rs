@@ -27,14 +27,13 @@ use rtlat::exit_status;
 use rtlat_engine::LiveStatus;
 use rtlat_engine::servo::{Figures, Plan, Report, Shared};
 use rtlat_engine::setup::Setup;
+use rtlat_engine::threads::{Failures, measurement_threads};
 
 /// The base thread's priority: LinuxCNC gives the fastest thread the highest real-time
 /// priority below the maximum.
 pub const BASE_PRIORITY: i32 = 98;
 /// The servo thread's: one below.
 pub const SERVO_PRIORITY: i32 = 97;
-/// Thread stacks (the loops need a few KiB).
-const THREAD_STACK: usize = 128 * 1024;
 /// Bytes of each written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
 /// How often the live lines are redrawn.
@@ -232,33 +231,19 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         .join(", ");
     let shared = Shared::new(plans.len());
     let started = Instant::now();
-    let reports = std::thread::scope(|scope| {
-        let mut handles = Vec::new();
-        for (i, plan) in plans.iter().enumerate() {
-            let shared = &shared;
-            let spawned = std::thread::Builder::new()
-                .name(format!("rtlat-{}", plan.name))
-                .stack_size(THREAD_STACK)
-                .spawn_scoped(scope, move || measure::run_thread(plan, i, shared));
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    shared.stop.store(true, Ordering::Release);
-                    // The threads already started wait at the barrier for the others.
-                    for _ in i..plans.len() {
-                        shared.ready.wait();
-                    }
-                    return Err(format!("cannot start the {} thread: {e}", plan.name));
-                }
-            }
-        }
+    let threads = plans.iter().enumerate().map(|(i, plan)| {
+        let shared = &shared;
+        (format!("rtlat-{}", plan.name), move || {
+            measure::run_thread(plan, i, shared)
+        })
+    });
+    let failures = Failures {
+        cannot_start: &|i, e| format!("cannot start the {} thread: {e}", plans[i].name),
+        panicked: "a thread panicked",
+    };
+    let (reports, ()) = measurement_threads(threads, failures, |_| {
         shared.ready.wait();
         supervise(&config, &shared, &rows, &priorities, cpu, started);
-        let mut reports = Vec::new();
-        for h in handles {
-            reports.push(h.join().map_err(|_| "a thread panicked".to_string())??);
-        }
-        Ok(reports)
     })?;
     let elapsed = started.elapsed();
 
