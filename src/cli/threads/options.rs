@@ -139,10 +139,7 @@ fn id(option: &str, value: &str, what: &str) -> Result<u32, String> {
 pub fn parse(args: &[String]) -> Result<Action, CliError> {
     let (options, root) = match start("rtlat threads", args, SPECS)? {
         Start::Help => return Ok(Action::Help),
-        Start::Restore { file, root } => {
-            machine(&root)?;
-            return Ok(Action::Restore { file, root });
-        }
+        Start::Restore { file, root } => return Ok(Action::Restore { file, root }),
         Start::Run(options, root) => (options, root),
     };
     let value = |name: &str| options.value(name);

@@ -78,7 +78,7 @@ pub enum Start {
     /// `--help` (or `-h`) was given.
     Help,
     /// `--restore FILE`, with no other option but `--root DIR` (the root the file's changes
-    /// were made under; `/` by default).
+    /// were made under; `/` by default, and checked to be a directory).
     Restore {
         /// The restore file.
         file: std::path::PathBuf,
@@ -134,9 +134,13 @@ pub fn start(command: &str, args: &[String], specs: &[Spec]) -> Result<Start, Cl
             )
             .into());
         }
+        // Nothing else to check on what was typed: the root is checked here, once for every
+        // tuning command.
+        let root = std::path::PathBuf::from(root);
+        machine(&root)?;
         return Ok(Start::Restore {
             file: std::path::PathBuf::from(path),
-            root: std::path::PathBuf::from(root),
+            root,
         });
     }
     Ok(Start::Run(options, std::path::PathBuf::from(root)))
