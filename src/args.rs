@@ -51,6 +51,13 @@ pub fn name() -> String {
     invoked_as().unwrap_or_else(|| "rtlat".into())
 }
 
+/// The rtlat binary `name` (`rtlat-tools`, `rtlat-plot`) installed beside the running one,
+/// if it is there: the siblings are found only there, never through `PATH`.
+pub fn sibling(name: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.join(name)).filter(|p| p.is_file())
+}
+
 /// A binary's `main`: `command` on argv as UTF-8 text (argv\[0\] first) — or, when an argument
 /// is not UTF-8, the one-line refusal after `name` and the bad-input status — and then the end
 /// through [`crate::stdio::exit`], where a reader gone ends the process by SIGPIPE.

@@ -79,17 +79,11 @@ fn command(args: Vec<String>) -> ExitCode {
     }
 }
 
-/// The binary `name` installed beside this one, if it is there.
-fn sibling(name: &str) -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    Some(exe.parent()?.join(name)).filter(|p| p.is_file())
-}
-
 /// `rtlat audit|threads|irq|cpufreq|compare ...` are `rtlat-tools`' commands: this process
 /// becomes `rtlat-tools` with the same arguments (argv\[0\] included), so the same PID, the
 /// same messages, signals and exit statuses. Returns only when the exec fails.
 fn tools(command: &str) -> ExitCode {
-    let Some(program) = sibling("rtlat-tools") else {
+    let Some(program) = rtlat::args::sibling("rtlat-tools") else {
         errln!(
             "rtlat {command}: the rtlat-tools binary is not beside rtlat; install both (cargo build builds both)"
         );
@@ -109,7 +103,7 @@ fn tools(command: &str) -> ExitCode {
 /// (fonts, rasteriser, libm) stays out of the binary that `rtlat run -m` locks into memory.
 /// A child, not an exec: a plot whose process is killed is reported (exit status 4).
 fn plot(args: &[String]) -> ExitCode {
-    let Some(program) = sibling("rtlat-plot") else {
+    let Some(program) = rtlat::args::sibling("rtlat-plot") else {
         errln!(
             "rtlat plot: the rtlat-plot binary is not beside rtlat; build or install both (cargo build builds both)"
         );

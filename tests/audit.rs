@@ -992,3 +992,52 @@ fn steal_time_is_rated_by_its_share() {
     assert_eq!(steal["severity"], "warn");
     assert!(audit_support::text(steal).contains("malformed"));
 }
+
+#[test]
+fn only_reports_the_ids_asked_for_and_accounts_for_each() {
+    // The findings of a captured machine, all of them and then three ids of them.
+    let root = linux_tree("hp-t630");
+    let all = report_of(&root);
+    let asked = [
+        "cmdline.irqaffinity",
+        "cmdline.processor.max_cstate",
+        "irq.on_isolated",
+        "vm.no_such_check",
+    ];
+    let run = audit(&["--root", &root, "--only", &asked.join(","), "--json"]);
+    let report = run.json();
+    check_summary(&report, run.code);
+    let picked: Vec<(String, String)> = pairs(&report);
+    // In the full report's order, the same severities, and each id asked for once at least.
+    let expected: Vec<(String, String)> = pairs(&all)
+        .into_iter()
+        .filter(|(id, _)| asked.contains(&id.as_str()))
+        .chain([("vm.no_such_check".to_string(), "info".to_string())])
+        .collect();
+    assert_eq!(picked, expected);
+    for id in asked {
+        assert!(picked.iter().any(|(p, _)| p == id), "{id}: {picked:?}");
+    }
+    let unknown = findings(&report)
+        .iter()
+        .find(|f| f["id"] == "vm.no_such_check")
+        .unwrap()
+        .clone();
+    assert!(
+        unknown["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("nothing to judge"),
+        "{unknown}"
+    );
+    // A malformed id is refused in one line, status 2, nothing printed on stdout.
+    let bad = audit(&["--root", &root, "--only", "irq", "--json"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stdout.is_empty());
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("'irq' is not a finding id"),
+        "{}",
+        bad.stderr
+    );
+}

@@ -499,3 +499,32 @@ fn a_tool_command_runs_in_rtlat_tools_with_the_same_arguments_and_status() {
         format!("{}|compare a b.json c.json\n", stand_in.display())
     );
 }
+
+#[test]
+fn a_profile_run_without_rtlat_tools_beside_rtlat_is_refused_before_anything_changes() {
+    // `run --profile` reports its board's audit checks, which run in rtlat-tools: without it
+    // the run does not start (one line, status 2), before any governor or memory lock.
+    let dir = TempDir::new("profile-tools-missing");
+    let binary = dir.join("rtlat");
+    common::place_rtlat(&binary);
+    let (code, stdout, stderr) = run_bytes(
+        &binary,
+        &[
+            b"run",
+            b"--profile",
+            b"bubblegum96",
+            b"-t",
+            b"1",
+            b"-a",
+            b"0",
+            b"-l",
+            b"10",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "rtlat run: --profile bubblegum96: its audit checks run in rtlat-tools, which is not beside rtlat; install both (cargo build builds both)\n"
+    );
+}

@@ -11,9 +11,8 @@ extern crate rtlat;
 use std::process::ExitCode;
 
 // The commands' folders, shared with the `rtlat` binary's tree (src/cli), and reached as
-// `crate::cli::…` as there. The parts of audit and cpufreq that only the measuring commands
-// use (`run --profile`'s audit checks, the governor a run holds) are unused here.
-#[allow(dead_code, unused_imports)]
+// `crate::cli::…` as there. The part of cpufreq that only the measuring commands use (the
+// governor a run holds) is unused here.
 #[path = "../cli/audit/mod.rs"]
 mod audit;
 #[path = "../cli/compare/mod.rs"]

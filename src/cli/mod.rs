@@ -6,11 +6,8 @@ pub mod latency;
 pub mod run;
 pub mod servo;
 
-// The measuring commands use parts of these (`run --profile` reports the profile's audit
-// checks and holds a governor, `--governor` names one); their commands run in rtlat-tools,
-// so the rest of each is unused here.
-#[allow(dead_code)]
-pub mod audit;
+// The measuring commands use parts of these (`run --profile` and `--governor` hold a
+// governor); their commands run in rtlat-tools, so the rest of each is unused here.
 #[allow(dead_code)]
 pub mod cpufreq;
 #[allow(dead_code)]

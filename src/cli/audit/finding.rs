@@ -2,6 +2,7 @@
 //! the remedy.
 
 use core::fmt;
+use std::borrow::Cow;
 
 /// How much a finding matters for real-time latency, from harmless to disqualifying. The
 /// worst severity of a report sets the exit status ([`Severity::exit_status`]).
@@ -64,7 +65,7 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// Stable identifier, `area.topic`; scripts may match on it.
-    pub id: &'static str,
+    pub id: Cow<'static, str>,
     /// How much it matters.
     pub severity: Severity,
     /// What was found, in one or two sentences.
@@ -77,9 +78,13 @@ pub struct Finding {
 
 impl Finding {
     /// A finding without evidence or remedy yet.
-    pub fn new(id: &'static str, severity: Severity, title: impl Into<String>) -> Finding {
+    pub fn new(
+        id: impl Into<Cow<'static, str>>,
+        severity: Severity,
+        title: impl Into<String>,
+    ) -> Finding {
         Finding {
-            id,
+            id: id.into(),
             severity,
             title: title.into(),
             evidence: Vec::new(),

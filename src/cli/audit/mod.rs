@@ -14,7 +14,7 @@ mod isolation;
 mod known_params;
 mod options;
 mod report;
-pub mod selected;
+mod selected;
 mod suggest;
 mod tsc_watchdog;
 
@@ -25,7 +25,6 @@ use std::process::ExitCode;
 use rtlat_system::facts::Facts;
 
 use context::Context;
-pub use finding::Finding;
 use options::Options;
 use report::Report;
 
@@ -137,6 +136,9 @@ pub fn main(args: &[String]) -> ExitCode {
 
 fn audit(options: &Options, ctx: &Context, mut findings: Vec<finding::Finding>) -> ExitCode {
     findings.extend(checks::run(ctx));
+    if let Some(ids) = &options.only {
+        findings = selected::only(findings, ids);
+    }
     let root = options.root.display().to_string();
     let report = Report {
         root: &root,

@@ -11,7 +11,7 @@ pub fn usage() -> String {
         "\
 rtlat audit: check this machine's real-time tuning (read-only: nothing is changed)
 
-Usage: rtlat audit [--root DIR] [--cmdline FILE] [--json]
+Usage: rtlat audit [--root DIR] [--cmdline FILE] [--only IDS] [--json]
        rtlat audit --suggest --isolate CPUS [--root DIR] [--cmdline FILE] [--json]
 
 Options:
@@ -46,6 +46,7 @@ enum Opt {
     Json,
     Suggest,
     Isolate,
+    Only,
     Help,
 }
 
@@ -83,6 +84,14 @@ const SPECS: &[Spec<Opt>] = &[
         .long("isolate")
         .value("CPUS", "a CPU list, e.g. 3 or 2-3")
         .help("the CPUs to isolate, a CPU list such as 3 or 2-3 (with --suggest)"),
+    Spec::new(Opt::Only)
+        .long("only")
+        .value("IDS", "finding ids, e.g. cpufreq.governor,irq.on_isolated")
+        .help(
+            "report only the findings with these ids (comma-separated); an id that no\n\
+             check reports on this machine is listed as info, so every id asked for is\n\
+             accounted for (rtlat run --profile asks for its board's checks this way)",
+        ),
     Spec::new(Opt::Help)
         .short('h')
         .long("help")
@@ -100,12 +109,14 @@ pub struct Options {
     pub cmdline: Option<PathBuf>,
     /// `--suggest --isolate CPUS`: the CPUs to isolate.
     pub suggest: Option<CpuSet>,
+    /// `--only IDS`: the finding ids to report (all when `None`).
+    pub only: Option<Vec<String>>,
     /// `--help`.
     pub help: bool,
 }
 
 const ACCEPTED: &str =
-    "accepted: --root DIR, --cmdline FILE, --json, --suggest --isolate CPUS, --help";
+    "accepted: --root DIR, --cmdline FILE, --only IDS, --json, --suggest --isolate CPUS, --help";
 
 impl Options {
     /// Parses the arguments after `audit` (what was typed only: the root and the file are
@@ -130,6 +141,7 @@ impl Options {
         let mut json = false;
         let mut suggest = false;
         let mut isolate: Option<CpuSet> = None;
+        let mut only: Option<Vec<String>> = None;
         let mut help = false;
         for item in found {
             let spec = SPECS.iter().find(|s| s.id == item.id);
@@ -161,6 +173,10 @@ impl Options {
                         CpuSet::parse(&value).map_err(|e| format!("--isolate '{value}': {e}"))?;
                     isolate = Some(set);
                 }
+                Opt::Only => {
+                    once(only.is_some())?;
+                    only = Some(finding_ids(&value)?);
+                }
                 Opt::Json => {
                     once(json)?;
                     json = true;
@@ -184,14 +200,44 @@ impl Options {
             }
             (false, None) => None,
         };
+        if suggest.is_some() && only.is_some() {
+            return Err("--only goes with the audit, not with --suggest".into());
+        }
         Ok(Options {
             root: root.unwrap_or_else(|| PathBuf::from("/")),
             json,
             cmdline,
             suggest,
+            only,
             help,
         })
     }
+}
+
+/// `--only`'s value: comma-separated ids, each `area.topic` in lowercase letters, digits,
+/// `_` and `.` (as every finding's id is: `cpufreq.governor`, `cmdline.processor.max_cstate`).
+fn finding_ids(value: &str) -> Result<Vec<String>, String> {
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
+    let is_id = |id: &str| {
+        id.split_once('.')
+            .is_some_and(|(area, topic)| part(area) && topic.split('.').all(part))
+    };
+    value
+        .split(',')
+        .map(|id| {
+            if is_id(id) {
+                Ok(id.to_string())
+            } else {
+                Err(format!(
+                    "invalid value '{value}' for --only: '{id}' is not a finding id; expected ids such as cpufreq.governor,irq.on_isolated (area.topic, comma-separated)"
+                ))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -219,6 +265,17 @@ mod tests {
         let o = parse(&[]).unwrap();
         assert_eq!(o.root, PathBuf::from("/"));
         assert!(!o.json && o.cmdline.is_none() && o.suggest.is_none() && !o.help);
+        assert_eq!(o.only, None);
+        let o = parse(&[
+            "--only",
+            "cpufreq.governor,cmdline.processor.max_cstate",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(
+            o.only.unwrap(),
+            ["cpufreq.governor", "cmdline.processor.max_cstate"].map(String::from)
+        );
         let o = parse(&[
             "--root",
             "/t",
@@ -238,7 +295,16 @@ mod tests {
 
     #[test]
     fn errors_name_the_option() {
-        let cases: [(&[&str], &str); 10] = [
+        let cases: [(&[&str], &str); 16] = [
+            (&["--only"], "--only needs"),
+            (&["--only="], "--only needs"),
+            (&["--only", "cpufreq"], "'cpufreq' is not a finding id"),
+            (&["--only", "a.b,,c.d"], "'' is not a finding id"),
+            (&["--only", "a.b."], "'a.b.' is not a finding id"),
+            (
+                &["--only", "a.b", "--suggest", "--isolate", "1"],
+                "--only goes with the audit",
+            ),
             (&["--frobnicate"], "unknown option '--frobnicate'"),
             (&["extra"], "unexpected argument 'extra'"),
             (&["--root"], "--root needs"),

@@ -100,6 +100,11 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     config.check_output_paths().map_err(|e| e.to_string())?;
     // --governor, --profile: checked now, before anything changes; set once signals end the
     // run cleanly.
+    let audit_tools = config
+        .profile
+        .as_ref()
+        .map(|profile| profile.audit_tools())
+        .transpose()?;
     let governor = run_governor(&config, &plan)?;
     let idle_states = super::idle_states::check(&config, &available)?;
     // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
@@ -174,10 +179,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .map(|states| states.hold(as_cyclictest))
         .transpose()?;
     // The profile's audit checks, of the machine as the run measures it (governor held).
-    let profile = config
-        .profile
-        .as_ref()
-        .map(|profile| profile.json(&config, &profile.audit()));
+    let profile = match (&config.profile, &audit_tools) {
+        (Some(profile), Some(tools)) => Some(profile.json(&config, profile.audit(tools)?)),
+        _ => None,
+    };
 
     // -F: the statistics pipe, made before the threads start, removed at the end.
     let fifo = config

@@ -18,14 +18,20 @@
 //! frequency), states the settings in one stderr line ([`RunProfile::settings_line`]), holds
 //! the governor and frequency, and then runs the audit checks ([`RunProfile::audit`]) so that
 //! they describe the machine as it is measured (a hold that did not take shows there).
+//!
+//! The audit's code is not in this binary (the one `-m` locks into memory): the checks run
+//! as `rtlat-tools audit --only IDS --json`, a child, and its report is read back.
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rtlat::formats::schema::audit::{Finding, Report};
 use rtlat::formats::schema::rtlat::Profile;
 use rtlat_arm64::{BoardProfile, RtPolicy, ThreadLayout};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::tune::format_khz;
 
 use super::options::{CpuSpec, Plan, Policy, RunConfig, Threads, UsageError};
-use crate::cli::audit::{Finding, selected};
 
 /// The profile of a run, with the CPUs its layout chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,27 +161,80 @@ impl RunProfile {
         line
     }
 
-    /// Runs the profile's `rtlat audit` checks on the live machine and prints the findings
-    /// that ask for a change (warn, fail) on stderr, one line each with its remedy; returns
-    /// every finding of those ids. They do not stop the run.
-    pub fn audit(&self) -> Vec<Finding> {
-        let findings = selected::live(self.board.audit_checks);
-        for finding in findings.iter().filter(|f| selected::needs_attention(f)) {
-            errln!("{}", selected::line(finding));
+    /// The `rtlat-tools` binary the profile's audit checks run in, beside this one: checked
+    /// before anything changes, so that a run that cannot report them does not start.
+    pub fn audit_tools(&self) -> Result<PathBuf, String> {
+        rtlat::args::sibling("rtlat-tools").ok_or_else(|| {
+            format!(
+                "{}: its audit checks run in rtlat-tools, which is not beside rtlat; install both (cargo build builds both)",
+                self.option()
+            )
+        })
+    }
+
+    /// Runs the profile's `rtlat audit` checks on the live machine (`tools audit --only IDS
+    /// --json`, see [`RunProfile::audit_tools`]) and prints the findings that ask for a change
+    /// (warn, fail) on stderr, one line each with its remedy; returns every finding of those
+    /// ids. They do not stop the run; an audit that cannot run, or whose report cannot be
+    /// read, does.
+    pub fn audit(&self, tools: &Path) -> Result<Vec<Finding>, String> {
+        let ids = self.board.audit_checks.join(",");
+        let failed = |what: String| {
+            format!(
+                "{}: the audit checks ({} audit --only {ids} --json) {what}",
+                self.option(),
+                tools.display()
+            )
+        };
+        let output = Command::new(tools)
+            .args(["audit", "--only", &ids, "--json"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| failed(format!("cannot run: {e}")))?;
+        let report: Report = serde_json::from_slice(&output.stdout)
+            .map_err(|e| failed(format!("gave no report ({}): {e}", output.status)))?;
+        if output.status.code() != Some(i32::from(report.summary.exit_status)) {
+            return Err(failed(format!(
+                "ended with {} for a report whose status is {}",
+                output.status, report.summary.exit_status
+            )));
         }
-        findings
+        for finding in report.findings.iter().filter(|f| needs_attention(f)) {
+            errln!("{}", line(finding));
+        }
+        Ok(report.findings)
     }
 
     /// The `"profile"` object of the run's JSON configuration.
-    pub fn json(&self, config: &RunConfig, findings: &[Finding]) -> Profile {
+    pub fn json(&self, config: &RunConfig, findings: Vec<Finding>) -> Profile {
         Profile {
             name: self.board.name.to_string(),
             description: self.board.description.to_string(),
             governor: self.governor(config).to_string(),
             frequency_khz: self.board.frequency.fixed_khz,
-            audit: findings.iter().map(selected::json).collect(),
+            audit: findings,
         }
     }
+}
+
+/// Whether `finding` asks for a change (`warn` or `fail`).
+fn needs_attention(finding: &Finding) -> bool {
+    matches!(finding.severity.as_str(), "warn" | "fail")
+}
+
+/// `finding` on one line for stderr:
+/// `# audit warn cpufreq.governor: CPUs 0-1 run the ondemand governor: … (remedy: …)`.
+fn line(finding: &Finding) -> String {
+    let mut line = format!(
+        "# audit {} {}: {}",
+        finding.severity, finding.id, finding.title
+    );
+    if let Some(remedy) = &finding.remedy {
+        line.push_str(&format!(" (remedy: {remedy})"));
+    }
+    // One line, whatever a title or remedy holds.
+    line.replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]
@@ -221,6 +280,31 @@ mod tests {
     }
 
     const FIFO: Policy = Policy::Fifo;
+
+    fn finding(severity: &str, title: &str, remedy: Option<&str>) -> Finding {
+        Finding {
+            id: "mm.swap".into(),
+            severity: severity.into(),
+            title: title.into(),
+            evidence: Vec::new(),
+            remedy: remedy.map(String::from),
+        }
+    }
+
+    #[test]
+    fn an_audit_finding_is_one_line_with_its_remedy() {
+        let warn = finding("warn", "Swap is active\nhere", Some("swapoff -a"));
+        assert_eq!(
+            line(&warn),
+            "# audit warn mm.swap: Swap is active here (remedy: swapoff -a)"
+        );
+        assert!(needs_attention(&warn));
+        let ok = finding("ok", "No swap", None);
+        assert_eq!(line(&ok), "# audit ok mm.swap: No swap");
+        assert!(!needs_attention(&ok));
+        assert!(!needs_attention(&finding("info", "x", None)));
+        assert!(needs_attention(&finding("fail", "x", None)));
+    }
 
     #[test]
     fn the_profile_alone_is_its_settings() {

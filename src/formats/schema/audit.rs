@@ -1,10 +1,10 @@
 //! `rtlat audit --json`: the [`Report`] (also each [`Finding`] in `rtlat run --profile`'s
 //! configuration), and with `--suggest` the [`Suggestion`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The root the machine was read under.
     pub root: String,
@@ -17,7 +17,7 @@ pub struct Report {
 }
 
 /// Where the kernel command line was read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cmdline {
     /// The file (`null` when none could be read).
     pub source: Option<String>,
@@ -26,7 +26,7 @@ pub struct Cmdline {
 }
 
 /// One finding.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     /// `area.topic`.
     pub id: String,
@@ -41,7 +41,7 @@ pub struct Finding {
 }
 
 /// What was read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// The file or source.
     pub source: String,
@@ -50,7 +50,7 @@ pub struct Evidence {
 }
 
 /// How many findings of each severity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// `ok` findings.
     pub ok: usize,

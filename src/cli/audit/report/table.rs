@@ -105,7 +105,7 @@ pub fn render(report: &Report<'_>, style: Style, width: usize) -> String {
             out,
             "{}{}",
             style.severity(finding.severity, &label),
-            style.bold(finding.id)
+            style.bold(&finding.id)
         );
         let pad = " ".repeat(LABEL);
         let _ = writeln!(out, "{pad}{}", wrap(&finding.title, LABEL, width));
