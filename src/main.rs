@@ -10,8 +10,7 @@
 #[macro_use]
 extern crate rtlat;
 
-mod allocations;
-mod cli;
+use rtlat::{allocations, cli};
 
 #[global_allocator]
 static ALLOCATOR: allocations::CountingAllocator = allocations::CountingAllocator;

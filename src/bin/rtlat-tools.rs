@@ -10,25 +10,7 @@ extern crate rtlat;
 
 use std::process::ExitCode;
 
-// The commands' folders, shared with the `rtlat` binary's tree (src/cli), and reached as
-// `crate::cli::…` as there. The part of cpufreq that only the measuring commands use (the
-// governor a run holds) is unused here.
-#[path = "../cli/audit/mod.rs"]
-mod audit;
-#[path = "../cli/compare/mod.rs"]
-mod compare;
-#[allow(dead_code, unused_imports)]
-#[path = "../cli/cpufreq/mod.rs"]
-mod cpufreq;
-#[path = "../cli/irq/mod.rs"]
-mod irq;
-#[path = "../cli/threads/mod.rs"]
-mod threads;
-#[path = "../cli/tuning/mod.rs"]
-mod tuning;
-mod cli {
-    pub(crate) use super::{audit, compare, cpufreq, irq, threads, tuning};
-}
+use rtlat::cli;
 
 fn main() -> ExitCode {
     // Everything the command changed is restored by the time it returns: a reader that went

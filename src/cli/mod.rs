@@ -1,14 +1,22 @@
-//! The `rtlat` command line, one folder per subcommand. This list is the measuring binary's
-//! (`rtlat`, src/main.rs); `rtlat-tools` (src/bin/rtlat-tools.rs) lists the folders of the
-//! commands it runs.
+//! The `rtlat` command line, one folder per subcommand. `rtlat` (src/main.rs) runs the
+//! measuring commands, `run` (and `cyclictest`), `latency` and `servo`; `rtlat-tools`
+//! (src/bin/rtlat-tools.rs, feature `tools`) runs the others. Each binary links only what
+//! its commands use.
 
 pub mod latency;
 pub mod run;
 pub mod servo;
 
-// The measuring commands use parts of these (`run --profile` and `--governor` hold a
-// governor); their commands run in rtlat-tools, so the rest of each is unused here.
-#[allow(dead_code)]
+// `rtlat cpufreq` runs in rtlat-tools; `run --governor` and `--profile` hold a governor
+// with its code, and the tuning commands share `tuning`.
 pub mod cpufreq;
-#[allow(dead_code)]
 pub mod tuning;
+
+#[cfg(feature = "tools")]
+pub mod audit;
+#[cfg(feature = "tools")]
+pub mod compare;
+#[cfg(feature = "tools")]
+pub mod irq;
+#[cfg(feature = "tools")]
+pub mod threads;
