@@ -23,7 +23,9 @@
 #      under mlockall(MCL_CURRENT) every page mapped is made resident, and a dynamically
 #      linked program maps all of libc.so.6 (2.1 MB here, as much as cyclictest's whole
 #      footprint less 1 MB), where a static one carries only the parts of the C library
-#      it calls.
+#      it calls. A third program gives the floor: examples/rss_floor.rs locks memory and
+#      runs two threads with the engine's stack size and a 10 000-bucket histogram each,
+#      and nothing else; what a Rust program with std costs under -m before any of rtlat.
 #   4. The stripped size of each binary: rtlat, rtlat-tools, rtlat-plot (release builds,
 #      stripped copies; the board builds as they are, stripped by the profile), cyclictest.
 #
@@ -35,12 +37,14 @@
 # time: apt-get install -y time), python3, binutils (strip), a release build of rtlat
 # (`cargo build --release`) and the static board build
 # (`rustup target add x86_64-unknown-linux-musl; cargo build --profile board --target
-# x86_64-unknown-linux-musl`; without it its rows are left out). This script does not
-# build. Writes only under a temp dir, removed at the end unless KEEP=1.
+# x86_64-unknown-linux-musl`; without it its rows are left out), and the floor
+# (`cargo build --release --example rss_floor`; without it its row is left out). This
+# script does not build. Writes only under a temp dir, removed at the end unless KEEP=1.
 #
 # Usage:  benches/vs-cyclictest.sh
 # Knobs (environment): RTLAT (default <repo>/target/release/rtlat), RTLAT_BOARD (default
-#   <repo>/target/x86_64-unknown-linux-musl/board/rtlat), CYCLICTEST (default: cyclictest
+#   <repo>/target/x86_64-unknown-linux-musl/board/rtlat), RSS_FLOOR (default
+#   <repo>/target/release/examples/rss_floor), CYCLICTEST (default: cyclictest
 #   on PATH), N1 N2 (callgrind loop counts, default 2000 22000), PAIRS (default 10),
 #   LOOPS (cycles per latency run, default 20000), RSS_REPS (default 3), KEEP=1.
 set -euo pipefail
@@ -48,6 +52,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RTLAT=${RTLAT:-$repo/target/release/rtlat}
 RTLAT_BOARD=${RTLAT_BOARD:-$repo/target/x86_64-unknown-linux-musl/board/rtlat}
+RSS_FLOOR=${RSS_FLOOR:-$repo/target/release/examples/rss_floor}
 CYCLICTEST=${CYCLICTEST:-$(command -v cyclictest || true)}
 N1=${N1:-2000}
 N2=${N2:-22000}
@@ -88,6 +93,13 @@ if [[ -x $RTLAT_BOARD ]]; then
     echo "# rtlat board build: $RTLAT_BOARD (built $(date -r "$RTLAT_BOARD" '+%F %T'))"
 else
     echo "# no board build at $RTLAT_BOARD: its rows are left out (see the header for how to build it)"
+fi
+floor=()
+if [[ -x $RSS_FLOOR ]]; then
+    cp "$RSS_FLOOR" "$out/rss-floor"
+    floor=("$out/rss-floor")
+else
+    echo "# no $RSS_FLOOR: the RSS floor row is left out (cargo build --release --example rss_floor)"
 fi
 ct=("$CYCLICTEST")
 echo "# cyclictest: $CYCLICTEST ($("$CYCLICTEST" --help 2>&1 | head -1 || true))"
@@ -213,6 +225,9 @@ for i in $(seq 1 "$RSS_REPS"); do
     if [[ ${#board[@]} -gt 0 ]]; then
         echo "rss rtlat-board $(peak_rss "${board[@]}")" >>"$out/rss.txt"
     fi
+    if [[ ${#floor[@]} -gt 0 ]]; then
+        echo "rss rust-floor $(peak_rss "${floor[@]}")" >>"$out/rss.txt"
+    fi
     echo "rss cyclictest $(peak_rss "${ct[@]}")" >>"$out/rss.txt"
 done
 
@@ -275,6 +290,9 @@ smaps_snapshot rtlat "${rt[@]}"
 if [[ ${#board[@]} -gt 0 ]]; then
     smaps_snapshot rtlat-board "${board[@]}"
 fi
+if [[ ${#floor[@]} -gt 0 ]]; then
+    smaps_snapshot rust-floor "${floor[@]}"
+fi
 smaps_snapshot cyclictest "${ct[@]}"
 
 # ---------------------------------------------------------------------------------------
@@ -296,6 +314,9 @@ if [[ ${#board[@]} -gt 0 ]]; then
     stripped rtlat-board "$RTLAT_BOARD"
     stripped rtlat-tools-board "$(dirname "$RTLAT_BOARD")/rtlat-tools"
     stripped rtlat-plot-board "$(dirname "$RTLAT_BOARD")/rtlat-plot"
+fi
+if [[ ${#floor[@]} -gt 0 ]]; then
+    stripped rss-floor "$RSS_FLOOR"
 fi
 stripped cyclictest "$CYCLICTEST"
 
@@ -348,10 +369,13 @@ if rss_board is not None:
     r_board = ratio(rss_board, rss_ct)
     print(f"| peak RSS KiB, median of {reps} (-m -t 2 -h 10000 -l 2000), board build (static) | {rss_board:g} | {rss_ct:g} | {r_board:.2f} | <= 1.00: {goal(r_board <= 1.0)} |")
 print(f"| peak RSS KiB, median of {reps}, release build (glibc, dynamic) | {rss_rt:g} | {rss_ct:g} | {r_rss:.2f} | |")
+if "rust-floor" in rss:
+    rss_floor = statistics.median(rss["rust-floor"])
+    print(f"| peak RSS KiB, median of {reps}, floor: examples/rss_floor (glibc, dynamic) | {rss_floor:g} | {rss_ct:g} | {ratio(rss_floor, rss_ct):.2f} | |")
 print()
 for name in ("rtlat", "cyclictest"):
     print(f"latency runs {name} (p50/p99/max µs): {lat[name][2]}")
-names = [n for n in ("rtlat-board", "rtlat", "cyclictest") if n in rss]
+names = [n for n in ("rtlat-board", "rtlat", "rust-floor", "cyclictest") if n in rss]
 for name in names:
     print(f"peak RSS runs {name} (KiB): {' '.join(map(str, rss[name]))}")
 print()
