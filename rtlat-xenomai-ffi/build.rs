@@ -36,10 +36,7 @@ fn main() {
             config.display()
         ),
     };
-    let ldflags = query(
-        &config,
-        &["--skin=alchemy", "--ldflags", "--no-auto-init"],
-    );
+    let ldflags = query(&config, &["--skin=alchemy", "--ldflags", "--no-auto-init"]);
     let cflags = query(&config, &["--skin=alchemy", "--cflags"]);
     let libdir = query(&config, &["--libdir"]);
     let libdir = libdir.trim();

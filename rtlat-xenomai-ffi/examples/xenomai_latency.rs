@@ -11,7 +11,11 @@ use rtlat_xenomai_ffi::{AlchemyClock, Error, init, spawn};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let arg = |i: usize, default: u64| std::env::args().nth(i).map_or(Some(default), |a| a.parse().ok());
+    let arg = |i: usize, default: u64| {
+        std::env::args()
+            .nth(i)
+            .map_or(Some(default), |a| a.parse().ok())
+    };
     let (Some(seconds @ 1..), Some(period_us @ 1..=1_000_000)) = (arg(1, 3), arg(2, 100)) else {
         eprintln!("xenomai_latency: usage: xenomai_latency [SECONDS ≥ 1 [PERIOD_US 1..10⁶]]");
         return ExitCode::from(2);
@@ -20,7 +24,9 @@ fn main() -> ExitCode {
         eprintln!("xenomai_latency: {e}");
         return ExitCode::from(2);
     }
-    let task = spawn("xenomai_latency", 99, None, move |task| measure(task, seconds, period_us));
+    let task = spawn("xenomai_latency", 99, None, move |task| {
+        measure(task, seconds, period_us)
+    });
     match task.map(|t| t.join()) {
         Ok(Ok(Ok(Ok(())))) => ExitCode::SUCCESS,
         Ok(Ok(Ok(Err(e)))) | Ok(Err(e)) | Err(e) => {
@@ -62,6 +68,9 @@ fn measure(task: &rtlat_xenomai_ffi::Task, seconds: u64, period_us: u64) -> Resu
         println!("{line}");
     }
     let xenomai_overruns = engine.timer_mut().take_overruns();
-    println!("# {} samples, Xenomai reported {xenomai_overruns} overruns", histogram.count());
+    println!(
+        "# {} samples, Xenomai reported {xenomai_overruns} overruns",
+        histogram.count()
+    );
     Ok(())
 }

@@ -56,7 +56,12 @@ pub(crate) fn cobalt_core_state() -> Result<c_int, c_int> {
 }
 
 /// `rt_task_shadow(task, name, prio, mode)` on the calling thread.
-pub(crate) fn task_shadow(task: &mut RT_TASK, name: Option<&CStr>, prio: c_int, mode: c_int) -> c_int {
+pub(crate) fn task_shadow(
+    task: &mut RT_TASK,
+    name: Option<&CStr>,
+    prio: c_int,
+    mode: c_int,
+) -> c_int {
     let name = name.map_or(ptr::null(), CStr::as_ptr);
     #[cfg(rtlat_xenomai)]
     // SAFETY: `task` is a valid descriptor to fill in; `name` is NULL (Xenomai makes one up)
@@ -67,7 +72,12 @@ pub(crate) fn task_shadow(task: &mut RT_TASK, name: Option<&CStr>, prio: c_int, 
 }
 
 /// `rt_task_create(task, name, 0, prio, mode)` (default stack size).
-pub(crate) fn task_create(task: &mut RT_TASK, name: Option<&CStr>, prio: c_int, mode: c_int) -> c_int {
+pub(crate) fn task_create(
+    task: &mut RT_TASK,
+    name: Option<&CStr>,
+    prio: c_int,
+    mode: c_int,
+) -> c_int {
     let name = name.map_or(ptr::null(), CStr::as_ptr);
     #[cfg(rtlat_xenomai)]
     // SAFETY: as task_shadow; a stack size of 0 asks for Xenomai's default.

@@ -25,11 +25,11 @@
 //! # Overruns
 //!
 //! [`take_overruns`](PeriodicTimer::take_overruns) returns the releases Xenomai reported
-//! missed since the last call. The engine's own count ([`rtlat_core::CycleEngine::overruns`])
-//! already counts, from its clock reads, every deadline a late wake-up passed, which are the
-//! same releases (Xenomai counts them a little earlier, so its count is at most the
-//! engine's): add Xenomai's count to the engine's only where the engine does not count
-//! overruns itself; otherwise report it beside it as Xenomai's figure.
+//! missed since the last call: the figure Xenomai's `latency` prints as overruns. The engine's
+//! own count ([`rtlat_core::CycleEngine::overruns`]) counts, from its clock reads, every
+//! deadline a late wake-up passed; Xenomai's count covers some of the same releases, later
+//! or not at all (on Mercury it is the POSIX timer's overrun count; see the README), so the
+//! two are reported side by side, not added.
 
 use core::ffi::c_ulong;
 use core::marker::PhantomData;

@@ -195,7 +195,10 @@ where
         call::task_create(&mut raw, name.as_deref(), priority.into(), sys::T_JOINABLE),
     )?;
     if let Some(cpu) = cpu {
-        check("rt_task_set_affinity", call::set_affinity(Some(&mut raw), cpu))?;
+        check(
+            "rt_task_set_affinity",
+            call::set_affinity(Some(&mut raw), cpu),
+        )?;
     }
     let result = Arc::new(Mutex::new(None));
     let slot = Arc::clone(&result);

@@ -65,7 +65,10 @@ pub fn spawned_task_has_its_priority_and_cpu() {
     .join()
     .unwrap()
     .unwrap();
-    assert_eq!((info.name.as_str(), info.priority, info.cpu), ("rtlat-shadow", 9, 0));
+    assert_eq!(
+        (info.name.as_str(), info.priority, info.cpu),
+        ("rtlat-shadow", 9, 0)
+    );
     assert!(info.tid > 0);
 }
 
@@ -80,6 +83,9 @@ pub fn a_panicking_task_is_joined() {
     std::panic::set_hook(hook);
     let panic = outcome.unwrap().expect_err("the task panicked");
     assert_eq!(panic.downcast_ref::<&str>(), Some(&"on purpose"));
-    let value = spawn("rtlat-value", 0, None, |_| 7u32).unwrap().join().unwrap();
+    let value = spawn("rtlat-value", 0, None, |_| 7u32)
+        .unwrap()
+        .join()
+        .unwrap();
     assert_eq!(value.unwrap(), 7);
 }

@@ -31,19 +31,41 @@ fn facts() -> Vec<Fact> {
     layout!(sys::RT_TASK_INFO, "RT_TASK_INFO", [prio, stat, name, pid]);
     layout!(sys::RT_TIMER_INFO, "RT_TIMER_INFO", [period, date]);
     #[cfg(not(xenomai_cobalt))]
-    layout!(sys::threadobj_stat, "struct threadobj_stat", [timeout, cpu, schedlock, status]);
+    layout!(
+        sys::threadobj_stat,
+        "struct threadobj_stat",
+        [timeout, cpu, schedlock, status]
+    );
     #[cfg(xenomai_cobalt)]
-    layout!(sys::threadobj_stat, "struct threadobj_stat",
-        [xtime, timeout, msw, csw, xsc, cpu, schedlock, status, pf]);
+    layout!(
+        sys::threadobj_stat,
+        "struct threadobj_stat",
+        [xtime, timeout, msw, csw, xsc, cpu, schedlock, status, pf]
+    );
     f.push(("sizeof(RTIME)".into(), size_of::<sys::RTIME>() as u64));
     f.push(("sizeof(SRTIME)".into(), size_of::<sys::SRTIME>() as u64));
-    f.push(("sizeof(((RT_TASK_INFO *)0)->name)".into(), sys::XNOBJECT_NAME_LEN as u64));
-    constant!(T_LOPRIO, T_HIPRIO, T_LOCK, T_WARNSW, T_CONFORMING, T_JOINABLE);
+    f.push((
+        "sizeof(((RT_TASK_INFO *)0)->name)".into(),
+        sys::XNOBJECT_NAME_LEN as u64,
+    ));
+    constant!(
+        T_LOPRIO,
+        T_HIPRIO,
+        T_LOCK,
+        T_WARNSW,
+        T_CONFORMING,
+        T_JOINABLE
+    );
     constant!(TM_INFINITE, TM_NOW, TM_NONBLOCK, XNOBJECT_NAME_LEN);
     #[cfg(xenomai_cobalt)]
     constant!(
-        _CC_COBALT_GET_VERSION, _CC_COBALT_GET_CORE_STATUS, COBALT_STATE_DISABLED,
-        COBALT_STATE_RUNNING, COBALT_STATE_STOPPED, COBALT_STATE_TEARDOWN, COBALT_STATE_WARMUP
+        _CC_COBALT_GET_VERSION,
+        _CC_COBALT_GET_CORE_STATUS,
+        COBALT_STATE_DISABLED,
+        COBALT_STATE_RUNNING,
+        COBALT_STATE_STOPPED,
+        COBALT_STATE_TEARDOWN,
+        COBALT_STATE_WARMUP
     );
     f
 }
@@ -51,20 +73,38 @@ fn facts() -> Vec<Fact> {
 /// The C types of the functions `sys` declares, as `sys` declares them (Rust → C:
 /// `*mut RT_TASK` → `RT_TASK *`, `c_ulong` → `unsigned long`, `u64` → `unsigned long long`).
 const FUNCTIONS: &[(&str, &str)] = &[
-    ("rt_task_create", "int (*)(RT_TASK *, const char *, int, int, int)"),
-    ("rt_task_start", "int (*)(RT_TASK *, void (*)(void *), void *)"),
-    ("rt_task_shadow", "int (*)(RT_TASK *, const char *, int, int)"),
+    (
+        "rt_task_create",
+        "int (*)(RT_TASK *, const char *, int, int, int)",
+    ),
+    (
+        "rt_task_start",
+        "int (*)(RT_TASK *, void (*)(void *), void *)",
+    ),
+    (
+        "rt_task_shadow",
+        "int (*)(RT_TASK *, const char *, int, int)",
+    ),
     ("rt_task_join", "int (*)(RT_TASK *)"),
     ("rt_task_delete", "int (*)(RT_TASK *)"),
-    ("rt_task_set_periodic", "int (*)(RT_TASK *, unsigned long long, unsigned long long)"),
+    (
+        "rt_task_set_periodic",
+        "int (*)(RT_TASK *, unsigned long long, unsigned long long)",
+    ),
     ("rt_task_wait_period", "int (*)(unsigned long *)"),
     ("rt_task_sleep_until", "int (*)(unsigned long long)"),
     ("rt_task_set_priority", "int (*)(RT_TASK *, int)"),
-    ("rt_task_set_affinity", "int (*)(RT_TASK *, const cpu_set_t *)"),
+    (
+        "rt_task_set_affinity",
+        "int (*)(RT_TASK *, const cpu_set_t *)",
+    ),
     ("rt_task_inquire", "int (*)(RT_TASK *, RT_TASK_INFO *)"),
     ("rt_task_self", "RT_TASK *(*)(void)"),
     ("rt_timer_inquire", "void (*)(RT_TIMER_INFO *)"),
-    ("clockobj_get_time", "unsigned long long (*)(struct clockobj *)"),
+    (
+        "clockobj_get_time",
+        "unsigned long long (*)(struct clockobj *)",
+    ),
     ("xenomai_init", "void (*)(int *, char *const **)"),
     #[cfg(xenomai_cobalt)]
     ("cobalt_corectl", "int (*)(int, void *, size_t)"),
@@ -92,22 +132,41 @@ fn probe_source(facts: &[Fact], functions: &[(&str, &str)]) -> String {
     for (i, (name, ty)) in functions.iter().enumerate() {
         // `typeof` a pointer of the declared type, initialised with the real function: a
         // different signature is an incompatible-pointer error.
-        writeln!(c, "__attribute__((unused)) static __typeof__({ty}) check_{i}_{name} = {name};").unwrap();
+        writeln!(
+            c,
+            "__attribute__((unused)) static __typeof__({ty}) check_{i}_{name} = {name};"
+        )
+        .unwrap();
     }
     c
 }
 
 /// Compiles `source` with the Xenomai cflags: `Ok`, or the compiler's messages.
 fn compile(source: &str) -> Result<(), String> {
-    let cflags = option_env!("RTLAT_XENO_CFLAGS").expect("built with Xenomai");
+    let Some(cflags) = option_env!("RTLAT_XENO_CFLAGS") else {
+        panic!("built without Xenomai: no cflags");
+    };
     let mut child = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args(cflags.split_whitespace())
-        .args(["-std=gnu11", "-Werror", "-Wincompatible-pointer-types", "-fsyntax-only", "-x", "c", "-"])
+        .args([
+            "-std=gnu11",
+            "-Werror",
+            "-Wincompatible-pointer-types",
+            "-fsyntax-only",
+            "-x",
+            "c",
+            "-",
+        ])
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("a C compiler (cc, or $CC)");
-    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(source.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     if out.status.success() {
         Ok(())
@@ -129,21 +188,38 @@ pub fn a_wrong_value_fails() {
     let mut facts = facts();
     let joinable = facts.iter_mut().find(|(e, _)| e == "T_JOINABLE").unwrap();
     joinable.1 += 1;
-    let messages = compile(&probe_source(&facts, FUNCTIONS)).expect_err("a wrong T_JOINABLE compiles");
+    let messages =
+        compile(&probe_source(&facts, FUNCTIONS)).expect_err("a wrong T_JOINABLE compiles");
     assert!(messages.contains("sys: T_JOINABLE is not"), "{messages}");
 
     let mut facts = self::facts();
-    let size = facts.iter_mut().find(|(e, _)| e == "sizeof(RT_TASK)").unwrap();
+    let size = facts
+        .iter_mut()
+        .find(|(e, _)| e == "sizeof(RT_TASK)")
+        .unwrap();
     size.1 = 8;
-    let messages = compile(&probe_source(&facts, FUNCTIONS)).expect_err("a wrong sizeof(RT_TASK) compiles");
-    assert!(messages.contains("sys: sizeof(RT_TASK) is not 8"), "{messages}");
+    let messages =
+        compile(&probe_source(&facts, FUNCTIONS)).expect_err("a wrong sizeof(RT_TASK) compiles");
+    assert!(
+        messages.contains("sys: sizeof(RT_TASK) is not 8"),
+        "{messages}"
+    );
 
     let mut functions = FUNCTIONS.to_vec();
-    let wait = functions.iter_mut().find(|(n, _)| *n == "rt_task_wait_period").unwrap();
+    let wait = functions
+        .iter_mut()
+        .find(|(n, _)| *n == "rt_task_wait_period")
+        .unwrap();
     wait.1 = "int (*)(unsigned int *)";
     let wrong = probe_source(&self::facts(), &functions);
     let messages = compile(&wrong).expect_err("a wrong rt_task_wait_period type compiles");
-    let line = 1 + wrong.lines().position(|l| l.contains("_rt_task_wait_period =")).unwrap();
-    assert!(messages.contains(&format!("<stdin>:{line}:")), "line {line}: {messages}");
+    let line = 1 + wrong
+        .lines()
+        .position(|l| l.contains("_rt_task_wait_period ="))
+        .unwrap();
+    assert!(
+        messages.contains(&format!("<stdin>:{line}:")),
+        "line {line}: {messages}"
+    );
     assert!(messages.contains("incompatible pointer type"), "{messages}");
 }

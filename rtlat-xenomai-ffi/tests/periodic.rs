@@ -22,7 +22,11 @@ fn on_task<T: Send + 'static>(
 pub fn wakes_at_or_after_each_deadline() {
     let (samples, negative, cycles, reported) = on_task("rtlat-periodic", |task| {
         let clock = AlchemyClock::new()?;
-        assert_eq!(clock.rate_hz(), 1_000_000_000, "the Alchemy clock ticks in ns");
+        assert_eq!(
+            clock.rate_hz(),
+            1_000_000_000,
+            "the Alchemy clock ticks in ns"
+        );
         let timer = task.periodic_timer(1_000_000)?;
         let mut config = CycleConfig::new(1_000_000);
         config.loops = Some(50);
@@ -73,10 +77,16 @@ pub fn overruns_are_reported_and_counted() {
         let again = timer.take_overruns();
         Ok((taken, again, total, engine.overruns()))
     });
-    assert!(taken >= 19, "each of the 19 waits after busy work misses releases: {taken}");
+    assert!(
+        taken >= 19,
+        "each of the 19 waits after busy work misses releases: {taken}"
+    );
     assert_eq!(again, 0, "take_overruns resets the count");
     assert_eq!(total, taken);
-    assert!(engine_overruns >= 19, "the engine counts skipped deadlines too: {engine_overruns}");
+    assert!(
+        engine_overruns >= 19,
+        "the engine counts skipped deadlines too: {engine_overruns}"
+    );
 }
 
 /// The timer against deadlines that skip grid points, and one already released: it returns

@@ -25,6 +25,8 @@ enum Needs {
     Headers,
     /// A successful `init()`: Mercury here, Cobalt on a Cobalt kernel.
     Running,
+    /// A Cobalt build (`XENO_CONFIG_COBALT`) and a kernel without Cobalt.
+    CobaltBuild,
 }
 
 /// One test case.
@@ -35,17 +37,61 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    Case { name: "init_outcome_matches_the_build", needs: Needs::Nothing, run: init_outcome_matches_the_build },
-    Case { name: "layout::matches_the_headers", needs: Needs::Headers, run: layout::matches_the_headers },
-    Case { name: "layout::a_wrong_value_fails", needs: Needs::Headers, run: layout::a_wrong_value_fails },
-    Case { name: "periodic::wakes_at_or_after_each_deadline", needs: Needs::Running, run: periodic::wakes_at_or_after_each_deadline },
-    Case { name: "periodic::overruns_are_reported_and_counted", needs: Needs::Running, run: periodic::overruns_are_reported_and_counted },
-    Case { name: "periodic::skipped_deadlines_keep_the_grid", needs: Needs::Running, run: periodic::skipped_deadlines_keep_the_grid },
-    Case { name: "errors::duplicate_name_is_eexist", needs: Needs::Running, run: errors::duplicate_name_is_eexist },
-    Case { name: "errors::plain_thread_is_eperm", needs: Needs::Running, run: errors::plain_thread_is_eperm },
-    Case { name: "errors::spawned_task_has_its_priority_and_cpu", needs: Needs::Running, run: errors::spawned_task_has_its_priority_and_cpu },
-    Case { name: "errors::a_panicking_task_is_joined", needs: Needs::Running, run: errors::a_panicking_task_is_joined },
-    Case { name: "cobalt::linked_binary_refuses_without_the_core", needs: Needs::Nothing, run: cobalt::linked_binary_refuses_without_the_core },
+    Case {
+        name: "init_outcome_matches_the_build",
+        needs: Needs::Nothing,
+        run: init_outcome_matches_the_build,
+    },
+    Case {
+        name: "layout::matches_the_headers",
+        needs: Needs::Headers,
+        run: layout::matches_the_headers,
+    },
+    Case {
+        name: "layout::a_wrong_value_fails",
+        needs: Needs::Headers,
+        run: layout::a_wrong_value_fails,
+    },
+    Case {
+        name: "periodic::wakes_at_or_after_each_deadline",
+        needs: Needs::Running,
+        run: periodic::wakes_at_or_after_each_deadline,
+    },
+    Case {
+        name: "periodic::overruns_are_reported_and_counted",
+        needs: Needs::Running,
+        run: periodic::overruns_are_reported_and_counted,
+    },
+    Case {
+        name: "periodic::skipped_deadlines_keep_the_grid",
+        needs: Needs::Running,
+        run: periodic::skipped_deadlines_keep_the_grid,
+    },
+    Case {
+        name: "errors::duplicate_name_is_eexist",
+        needs: Needs::Running,
+        run: errors::duplicate_name_is_eexist,
+    },
+    Case {
+        name: "errors::plain_thread_is_eperm",
+        needs: Needs::Running,
+        run: errors::plain_thread_is_eperm,
+    },
+    Case {
+        name: "errors::spawned_task_has_its_priority_and_cpu",
+        needs: Needs::Running,
+        run: errors::spawned_task_has_its_priority_and_cpu,
+    },
+    Case {
+        name: "errors::a_panicking_task_is_joined",
+        needs: Needs::Running,
+        run: errors::a_panicking_task_is_joined,
+    },
+    Case {
+        name: "cobalt::linked_binary_refuses_without_the_core",
+        needs: Needs::CobaltBuild,
+        run: cobalt::linked_binary_refuses_without_the_core,
+    },
 ];
 
 /// `init()` succeeds on Mercury and on a Cobalt kernel, refuses with the documented error
@@ -96,6 +142,7 @@ fn main() -> ExitCode {
             }
             Needs::Headers => None,
             Needs::Running => initialised.err().map(|e| e.to_string()),
+            Needs::CobaltBuild => cobalt::skip_reason(),
         };
         if let Some(why) = skip {
             println!("test {} ... skipped: {why}", case.name);
@@ -116,7 +163,13 @@ fn main() -> ExitCode {
     if list {
         return ExitCode::SUCCESS;
     }
-    println!("\ntest result: {}. {passed} passed; {failed} failed; {skipped} skipped",
-        if failed == 0 { "ok" } else { "FAILED" });
-    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    println!(
+        "\ntest result: {}. {passed} passed; {failed} failed; {skipped} skipped",
+        if failed == 0 { "ok" } else { "FAILED" }
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
