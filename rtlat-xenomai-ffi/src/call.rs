@@ -124,6 +124,16 @@ pub(crate) fn task_join(task: &mut RT_TASK) -> c_int {
     -libc::ENOSYS
 }
 
+/// `rt_task_delete(task)`: deletes a created task that was never started (a failed spawn);
+/// nothing to report if that fails too.
+pub(crate) fn task_delete(task: &mut RT_TASK) {
+    #[cfg(rtlat_xenomai)]
+    // SAFETY: `task` is the descriptor of a task this process created and did not start.
+    unsafe {
+        sys::rt_task_delete(task);
+    }
+}
+
 /// `rt_task_set_priority(NULL, prio)`: the calling task's priority.
 pub(crate) fn set_own_priority(prio: c_int) -> c_int {
     #[cfg(rtlat_xenomai)]

@@ -98,10 +98,14 @@ impl<'t> PeriodicTimer<'t> {
     /// Cobalt says it is past), then every period.
     fn start(&mut self, first: u64) -> Result<(), Error> {
         let mut idate = first;
+        // A few tries: each moves the start ahead of the clock, so only a task preempted
+        // between the clock read and the call every time runs out of them.
+        let mut tries = 0;
         loop {
             match call::set_own_periodic(idate, self.period) {
                 0 => break,
-                ret if ret == -libc::ETIMEDOUT => {
+                ret if ret == -libc::ETIMEDOUT && tries < 100 => {
+                    tries += 1;
                     let now = call::alchemy_clock_ticks();
                     let behind = now.saturating_sub(idate) / self.period + 1;
                     idate = idate.saturating_add(behind.saturating_mul(self.period));

@@ -108,7 +108,7 @@ impl Task {
     pub fn info(&self) -> Result<TaskInfo, Error> {
         let mut info = empty_info();
         check("rt_task_inquire", call::inquire_self(&mut info))?;
-        // SAFETY-free: the name is a NUL-terminated char array Xenomai filled in.
+        // The name is a NUL-terminated char array Xenomai filled in (strcpy of the task's).
         let bytes: Vec<u8> = info.name.iter().map(|&c| c as u8).collect();
         let name = CStr::from_bytes_until_nul(&bytes)
             .map(|n| n.to_string_lossy().into_owned())
@@ -166,6 +166,8 @@ fn empty_info() -> RT_TASK_INFO {
 }
 
 /// A task started by [`spawn`]; [`join`](Self::join) waits for it and gives its result.
+/// Join it: a handle dropped without joining leaves the task running, and its thread is
+/// never reclaimed.
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     raw: RT_TASK,
@@ -194,11 +196,15 @@ where
         "rt_task_create",
         call::task_create(&mut raw, name.as_deref(), priority.into(), sys::T_JOINABLE),
     )?;
-    if let Some(cpu) = cpu {
+    let pinned = cpu.map_or(Ok(()), |cpu| {
         check(
             "rt_task_set_affinity",
             call::set_affinity(Some(&mut raw), cpu),
-        )?;
+        )
+    });
+    if let Err(e) = pinned {
+        call::task_delete(&mut raw);
+        return Err(e);
     }
     let result = Arc::new(Mutex::new(None));
     let slot = Arc::clone(&result);
@@ -212,7 +218,10 @@ where
         }));
         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
     };
-    check("rt_task_start", call::task_start_boxed(&mut raw, body))?;
+    if let Err(e) = check("rt_task_start", call::task_start_boxed(&mut raw, body)) {
+        call::task_delete(&mut raw);
+        return Err(e);
+    }
     Ok(JoinHandle { raw, result })
 }
 

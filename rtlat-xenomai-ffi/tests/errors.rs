@@ -89,3 +89,14 @@ pub fn a_panicking_task_is_joined() {
         .unwrap();
     assert_eq!(value.unwrap(), 7);
 }
+
+/// A spawn that fails after creating its task (a CPU the machine does not have) reports
+/// Xenomai's `EINVAL` and deletes the task, so its name can be used again.
+pub fn failed_spawn_frees_its_name() {
+    let e = spawn("rtlat-badcpu", 0, Some(1000), |_| 0u32)
+        .map(|_| ())
+        .expect_err("CPU 1000");
+    assert_eq!(e.errno(), Some(libc::EINVAL), "{e}");
+    let again = spawn("rtlat-badcpu", 0, None, |_| 1u32).expect("the name is free again");
+    assert_eq!(again.join().unwrap().unwrap(), 1);
+}

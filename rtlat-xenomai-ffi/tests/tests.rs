@@ -83,6 +83,11 @@ const CASES: &[Case] = &[
         run: errors::spawned_task_has_its_priority_and_cpu,
     },
     Case {
+        name: "errors::failed_spawn_frees_its_name",
+        needs: Needs::Running,
+        run: errors::failed_spawn_frees_its_name,
+    },
+    Case {
         name: "errors::a_panicking_task_is_joined",
         needs: Needs::Running,
         run: errors::a_panicking_task_is_joined,
