@@ -45,7 +45,7 @@ fn range_shape(field: &str) -> Option<String> {
 
 /// A line with its values replaced by their printf shape: numbers by width and decimals,
 /// other digits (times, the period) by `9`.
-fn shape(line: &str) -> String {
+pub(crate) fn shape(line: &str) -> String {
     line.split('|')
         .map(|field| {
             number_shape(field)
@@ -62,7 +62,7 @@ fn shape(line: &str) -> String {
 }
 
 /// The kind of a line: its first four characters (`RTD|`, `HSD|`, `---|`, `== S`, …).
-fn kind(line: &str) -> &str {
+pub(crate) fn kind(line: &str) -> &str {
     line.get(..4).unwrap_or(line)
 }
 
@@ -79,7 +79,7 @@ fn fixture_shapes() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// The order of the output in blocks: consecutive lines of one kind collapse into one.
-fn block_order(text: &str) -> Vec<String> {
+pub(crate) fn block_order(text: &str) -> Vec<String> {
     let mut order: Vec<String> = Vec::new();
     for line in text.lines() {
         let k = if line.starts_with("HSD|") {

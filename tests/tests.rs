@@ -33,6 +33,7 @@ mod servo;
 mod stop_signals;
 mod threads;
 mod time_series;
+mod xenomai_backend;
 
 /// With `autotests = false` a file in tests/ that no `mod` line names would never build or run:
 /// every one must be a module of this binary.

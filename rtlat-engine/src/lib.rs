@@ -11,6 +11,8 @@ pub mod servo;
 pub mod setup;
 pub mod threads;
 pub mod timers;
+#[cfg(feature = "xenomai")]
+pub mod xenomai;
 
 /// rtlat-core's simulated clock and timer, shared with its schedule tests.
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! A backend plugs in as one more pair: its clock implements rtlat-core's `Clock` (error
 //! shown with `Display`), its timer `Timer` with an error that says whether the sleep was
 //! cancelled ([`WakeError`]) and, if it translates deadlines to another clock,
-//! [`DeadlineTranslation`]. Today: the POSIX clocks with each of rtlat-linux's timers, and on
+//! [`TimerFigures`]. Today: the POSIX clocks with each of rtlat-linux's timers, and on
 //! aarch64 the generic-timer counter with its counter timer.
 
 use core::fmt::Display;
@@ -51,13 +51,30 @@ pub enum ClockSource {
     /// deadlines only).
     #[cfg(target_arch = "aarch64")]
     Counter,
+    /// Xenomai's Alchemy clock, the thread made an Alchemy task at `priority` on `cpu`
+    /// sleeping on its periodic timer (the timer kind is ignored).
+    #[cfg(feature = "xenomai")]
+    Xenomai {
+        /// The task's priority (0: SCHED_OTHER, 1–99: SCHED_FIFO).
+        priority: u8,
+        /// The CPU it is pinned to.
+        cpu: Option<usize>,
+    },
 }
 
-/// What a timer that translates deadlines to another clock did (rtlat-arm64's counter
-/// timer), for the report; `None` for timers that sleep on the measured clock itself.
-pub trait DeadlineTranslation {
-    /// The figures so far, if the timer translates.
+/// What a timer reports about itself, beyond sleeping: for a timer that translates deadlines
+/// to another clock (rtlat-arm64's counter timer), what the translation did; for a timer
+/// whose system counts overruns itself (Xenomai's periodic timer), that count. The defaults
+/// are for timers that do neither (rtlat-linux's).
+pub trait TimerFigures {
+    /// The translation's figures so far, if the timer translates.
     fn translation(&self) -> Option<TranslationFigures> {
+        None
+    }
+
+    /// The overruns the timer's own system reported (Xenomai's `rt_task_wait_period`), if it
+    /// counts them; the engine's count is kept apart ([`crate::xenomai`]).
+    fn reported_overruns(&self) -> Option<u64> {
         None
     }
 }
@@ -75,14 +92,14 @@ pub struct TranslationFigures {
     pub refused: u64,
 }
 
-impl DeadlineTranslation for AbsoluteSleep {}
-impl DeadlineTranslation for RelativeSleep {}
-impl DeadlineTranslation for NanoSleep {}
-impl DeadlineTranslation for PosixTimer {}
-impl DeadlineTranslation for TimerFd {}
+impl TimerFigures for AbsoluteSleep {}
+impl TimerFigures for RelativeSleep {}
+impl TimerFigures for NanoSleep {}
+impl TimerFigures for PosixTimer {}
+impl TimerFigures for TimerFd {}
 
 #[cfg(target_arch = "aarch64")]
-impl DeadlineTranslation for rtlat_arm64::GenericTimerSleep {
+impl TimerFigures for rtlat_arm64::GenericTimerSleep {
     fn translation(&self) -> Option<TranslationFigures> {
         let map = self.map();
         Some(TranslationFigures {
@@ -123,7 +140,7 @@ pub trait WithClockAndTimer {
     where
         C: Clock,
         C::Error: Display,
-        T: Timer + DeadlineTranslation,
+        T: Timer + TimerFigures,
         T::Error: WakeError;
 }
 
@@ -140,6 +157,10 @@ pub fn with_clock_and_timer<W: WithClockAndTimer>(
         ClockSource::Posix(id) => id,
         #[cfg(target_arch = "aarch64")]
         ClockSource::Counter => return work.run(counter_clock),
+        #[cfg(feature = "xenomai")]
+        ClockSource::Xenomai { priority, cpu } => {
+            return work.run(|| crate::xenomai::clock_and_timer(priority, cpu, interval_ns));
+        }
     };
     let clock = PosixClock::new(id);
     let linux = |e: rtlat_linux::TimerError| e.to_string();

@@ -31,16 +31,18 @@
 //! or not at all (on Mercury it is the POSIX timer's overrun count; see the README), so the
 //! two are reported side by side, not added.
 
+use core::borrow::Borrow;
 use core::ffi::c_ulong;
-use core::marker::PhantomData;
 
 use crate::{Error, Task, call};
 
-/// The periodic timer of the calling task. Made with [`Task::periodic_timer`]; lives on the
-/// task's thread and stops the task's timer when dropped.
+/// The periodic timer of the calling task, holding the task (`T` = [`Task`], from
+/// [`Task::into_periodic_timer`]) or borrowing it (`T` = `&Task`, from
+/// [`Task::periodic_timer`]). Lives on the task's thread and stops the task's timer when
+/// dropped.
 #[derive(Debug)]
-pub struct PeriodicTimer<'t> {
-    _task: PhantomData<&'t Task>,
+pub struct PeriodicTimer<T: Borrow<Task> = Task> {
+    task: T,
     /// Period in Alchemy clock ticks.
     period: u64,
     /// Set once the first `sleep_until` programmed the timer.
@@ -56,18 +58,17 @@ pub struct PeriodicTimer<'t> {
     overruns_total: u64,
 }
 
-impl<'t> PeriodicTimer<'t> {
+impl<T: Borrow<Task>> PeriodicTimer<T> {
     /// A timer of `period_ns` for `task`; it starts at the first deadline given to
     /// [`sleep_until`](rtlat_core::Timer::sleep_until).
-    pub fn new(task: &'t Task, period_ns: u64) -> Result<Self, Error> {
-        let _ = task;
+    pub fn new(task: T, period_ns: u64) -> Result<Self, Error> {
         let ns_per_tick = call::timer_inquire().period.max(1);
         let period = period_ns / ns_per_tick;
         if period == 0 {
             return Err(Error::call("rt_task_set_periodic", -libc::EINVAL));
         }
         Ok(PeriodicTimer {
-            _task: PhantomData,
+            task,
             period,
             started: false,
             next_release: 0,
@@ -76,6 +77,11 @@ impl<'t> PeriodicTimer<'t> {
             overruns: 0,
             overruns_total: 0,
         })
+    }
+
+    /// The task whose timer this is.
+    pub fn task(&self) -> &Task {
+        self.task.borrow()
     }
 
     /// The period in clock ticks.
@@ -148,7 +154,7 @@ impl<'t> PeriodicTimer<'t> {
     }
 }
 
-impl rtlat_core::Timer for PeriodicTimer<'_> {
+impl<T: Borrow<Task>> rtlat_core::Timer for PeriodicTimer<T> {
     type Error = Error;
 
     /// Waits for the release at or after `deadline` (ticks); see the module docs.
@@ -169,7 +175,7 @@ impl rtlat_core::Timer for PeriodicTimer<'_> {
     }
 }
 
-impl Drop for PeriodicTimer<'_> {
+impl<T: Borrow<Task>> Drop for PeriodicTimer<T> {
     fn drop(&mut self) {
         if self.started {
             // Stops the task's timer (TM_INFINITE period); nothing to do if that fails.

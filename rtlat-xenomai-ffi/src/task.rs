@@ -151,7 +151,13 @@ impl Task {
     }
 
     /// A periodic timer of `period_ns` for this task (see [`PeriodicTimer`]).
-    pub fn periodic_timer(&self, period_ns: u64) -> Result<PeriodicTimer<'_>, Error> {
+    pub fn periodic_timer(&self, period_ns: u64) -> Result<PeriodicTimer<&Task>, Error> {
+        PeriodicTimer::new(self, period_ns)
+    }
+
+    /// The same, holding the task: for a caller that keeps the timer and not the task
+    /// (rtlat's measuring threads make both and hand the engine the timer).
+    pub fn into_periodic_timer(self, period_ns: u64) -> Result<PeriodicTimer<Task>, Error> {
         PeriodicTimer::new(self, period_ns)
     }
 }

@@ -3,6 +3,7 @@
 //! (src/bin/rtlat-tools.rs, feature `tools`) runs the others. Each binary links only what
 //! its commands use.
 
+pub mod backend;
 pub mod latency;
 pub mod run;
 pub mod servo;

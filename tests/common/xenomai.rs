@@ -1,82 +1,121 @@
-//! Xenomai's own `latency`, built with its Mercury core (plain Linux threads: it runs on this
-//! kernel), for the side-by-side tests of `rtlat latency`.
+//! Xenomai 3.3.1, built from `../shared/third_party/xenomai/` for the tests: its Mercury core
+//! (plain Linux threads: it runs on this kernel) gives Xenomai's own `latency` for the
+//! side-by-side tests of `rtlat latency`, and the libraries `rtlat --backend xenomai` runs
+//! on; its Cobalt core (the dual-kernel libraries: they link anywhere and refuse to start
+//! without the Cobalt kernel) shows that rtlat links against Cobalt and refuses cleanly here.
 //!
-//! Xenomai is never vendored: its source tarball and build script live in
-//! `../shared/third_party/xenomai/`, beside the repository. [`real_latency`] builds it once
-//! into `<target dir>/xenomai/mercury-3.3.1` (the target dir of the rtlat binary under test,
-//! so `CARGO_TARGET_DIR` is honoured) and reuses that build afterwards; `.ci/run` builds it
-//! the same way before the tests. Several test threads and binaries may ask at once: a file
-//! lock lets one build while the others wait, and a marker written after a successful build
-//! tells a complete build from one cut short. A missing `../shared` or a failed build fails
-//! the test that asked, with the reason: the comparison never passes silently.
+//! Xenomai is never vendored. [`installed`] builds a core once into
+//! `<target dir>/xenomai/<core>-3.3.1` (the target dir of the rtlat binary under test, so
+//! `CARGO_TARGET_DIR` is honoured) and reuses that build afterwards; `.ci/run` builds both the
+//! same way before the tests. Several test threads and processes may ask at once: a file lock
+//! lets one build while the others wait, and a marker written after a successful build tells
+//! a complete build from one cut short. [`rtlat_on`] builds rtlat with its `xenomai` feature
+//! against a core (a nested `cargo build` into a target dir of its own). A missing `../shared`
+//! or a failed build fails the test that asked, with the reason: nothing passes silently.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
-/// The Xenomai release compared with.
+/// The Xenomai release built.
 pub const VERSION: &str = "3.3.1";
 
 /// The marker file written into the prefix once a build has completed.
 pub const MARKER: &str = ".rtlat-build-complete";
+
+/// A Xenomai core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Core {
+    /// Xenomai's APIs over plain Linux threads: runs here.
+    Mercury,
+    /// The dual-kernel libraries: run only on a Cobalt kernel.
+    Cobalt,
+}
+
+impl Core {
+    /// `mercury`, `cobalt`: `build-xenomai.sh`'s argument and `xeno-config --core`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Core::Mercury => "mercury",
+            Core::Cobalt => "cobalt",
+        }
+    }
+}
 
 /// The folder holding Xenomai's tarballs and `build-xenomai.sh`.
 pub fn shared_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/third_party/xenomai")
 }
 
-/// Where the build goes: `<target dir>/xenomai/mercury-3.3.1`, the target dir being the one
-/// the rtlat binary under test was built in (`<target dir>/<profile>/rtlat`).
-pub fn prefix() -> PathBuf {
+/// The target dir of the rtlat binary under test (`<target dir>/<profile>/rtlat`).
+fn target_dir() -> PathBuf {
     let rtlat = super::rtlat();
-    let target = rtlat
+    rtlat
         .parent()
         .and_then(Path::parent)
-        .expect("the rtlat binary sits in <target dir>/<profile>/");
-    target.join("xenomai").join(format!("mercury-{VERSION}"))
+        .expect("the rtlat binary sits in <target dir>/<profile>/")
+        .to_path_buf()
+}
+
+/// Where a core is built: `<target dir>/xenomai/<core>-3.3.1`.
+pub fn prefix(core: Core) -> PathBuf {
+    target_dir()
+        .join("xenomai")
+        .join(format!("{}-{VERSION}", core.name()))
 }
 
 /// Xenomai 3.3.1's `latency` (Mercury core), built on first use. Panics with the reason if
 /// it cannot be had.
 pub fn real_latency() -> PathBuf {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BUILT.get_or_init(build_once) {
+    installed(Core::Mercury).join("bin/latency")
+}
+
+/// The prefix of `core`'s install, built on first use. Panics with the reason if it cannot
+/// be had.
+pub fn installed(core: Core) -> PathBuf {
+    static BUILT: [OnceLock<Result<PathBuf, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    match BUILT[core as usize].get_or_init(|| build_once(core)) {
         Ok(path) => path.clone(),
         Err(why) => panic!("{why}"),
     }
 }
 
-fn build_once() -> Result<PathBuf, String> {
+/// Holds an exclusive lock on `path` (created if needed) until dropped: one builder at a
+/// time, across threads and processes.
+fn lock(path: &Path) -> Result<std::fs::File, String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    Ok(file)
+}
+
+fn build_once(core: Core) -> Result<PathBuf, String> {
     let shared = shared_dir();
     let script = shared.join("build-xenomai.sh");
     let tarball = shared.join(format!("xenomai-{VERSION}.tar.gz"));
     for needed in [&script, &tarball] {
         if !needed.is_file() {
             return Err(format!(
-                "{} is missing: the latency tests compare rtlat with Xenomai {VERSION}'s own \
-                 `latency`, built from ../shared/third_party/xenomai/ beside the repository \
-                 (the CI layout: shared/ next to the checkout); provide it and run the tests again",
+                "{} is missing: the Xenomai tests build Xenomai {VERSION} from \
+                 ../shared/third_party/xenomai/ beside the repository (the CI layout: shared/ \
+                 next to the checkout); provide it and run the tests again",
                 needed.display()
             ));
         }
     }
-    let prefix = prefix();
-    let latency = prefix.join("bin/latency");
+    let prefix = prefix(core);
+    let config = prefix.join("bin/xeno-config");
     let parent = prefix.parent().expect("the prefix has a parent");
     std::fs::create_dir_all(parent)
         .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    let lock_path = parent.join(format!("mercury-{VERSION}.lock"));
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
-    // Held until `lock` is dropped: one builder at a time, across threads and processes.
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
-    if prefix.join(MARKER).is_file() && latency.is_file() {
-        return Ok(latency);
+    let _lock = lock(&parent.join(format!("{}-{VERSION}.lock", core.name())))?;
+    if prefix.join(MARKER).is_file() && config.is_file() {
+        return Ok(prefix);
     }
     // A build cut short (no marker) is started again from nothing.
     if prefix.exists() {
@@ -84,15 +123,16 @@ fn build_once() -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot remove the unfinished {}: {e}", prefix.display()))?;
     }
     eprintln!(
-        "building Xenomai {VERSION} (Mercury) into {} for the latency comparisons (about 70 s, \
-         minutes under load)",
+        "building Xenomai {VERSION} ({}) into {} (about 70 s for Mercury, 2.5 min for Cobalt; \
+         minutes more under load)",
+        core.name(),
         prefix.display()
     );
     let out = Command::new("bash")
         .arg(&script)
         .arg(&tarball)
         .arg(&prefix)
-        .arg("mercury")
+        .arg(core.name())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     let text = format!(
@@ -101,12 +141,12 @@ fn build_once() -> Result<PathBuf, String> {
         String::from_utf8_lossy(&out.stderr)
     );
     eprint!("{text}");
-    if !out.status.success() || !latency.is_file() {
+    if !out.status.success() || !config.is_file() {
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         return Err(format!(
-            "building Xenomai {VERSION} (Mercury) with {} failed ({}), so rtlat latency cannot \
-             be compared with it:\n{}",
+            "building Xenomai {VERSION} ({}) with {} failed ({}):\n{}",
+            core.name(),
             script.display(),
             out.status,
             tail.join("\n")
@@ -114,8 +154,63 @@ fn build_once() -> Result<PathBuf, String> {
     }
     std::fs::write(
         prefix.join(MARKER),
-        format!("xenomai-{VERSION}.tar.gz mercury\n"),
+        format!("xenomai-{VERSION}.tar.gz {}\n", core.name()),
     )
     .map_err(|e| format!("cannot write {}: {e}", prefix.join(MARKER).display()))?;
-    Ok(latency)
+    Ok(prefix)
+}
+
+/// rtlat built with its `xenomai` feature against `core` (`cargo build --bin rtlat
+/// --no-default-features --features xenomai` with `XENO_CONFIG` set, into
+/// `<target dir>/xenomai/rtlat-<core>`; the outer cargo holds its own target dir), built on
+/// first use. Panics with the reason if it cannot be built.
+pub fn rtlat_on(core: Core) -> PathBuf {
+    static BUILT: [OnceLock<Result<PathBuf, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    // One nested build at a time: both share cargo's package cache.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let built = BUILT[core as usize].get_or_init(|| {
+        let config = installed(core).join("bin/xeno-config");
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        build_rtlat(core, &config)
+    });
+    match built {
+        Ok(path) => path.clone(),
+        Err(why) => panic!("{why}"),
+    }
+}
+
+fn build_rtlat(core: Core, config: &Path) -> Result<PathBuf, String> {
+    let target = target_dir()
+        .join("xenomai")
+        .join(format!("rtlat-{}", core.name()));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!(
+        "building rtlat with the xenomai feature against {} into {}",
+        config.display(),
+        target.display()
+    );
+    let out = Command::new(&cargo)
+        .args([
+            "build",
+            "--bin",
+            "rtlat",
+            "--no-default-features",
+            "--features",
+            "xenomai",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("XENO_CONFIG", config)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    let binary = target.join("debug/rtlat");
+    if !out.status.success() || !binary.is_file() {
+        return Err(format!(
+            "cargo build --features xenomai against {} failed ({}):\n{}",
+            config.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(binary)
 }

@@ -8,18 +8,22 @@
 
 pub mod histogram;
 
+use core::fmt::Display;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use rtlat_core::windows::{SampleWindows, samples_per_second};
 use rtlat_core::{Clock, CycleConfig, CycleEngine, Record, Sample, Skip, Summary, Timer};
-use rtlat_linux::{AbsoluteSleep, ClockId, PosixClock};
+use rtlat_linux::{AbsoluteSleep, ClockId, TimerKind};
 
 use self::histogram::XenomaiHistogram;
 use crate::SECOND_NS;
 use crate::measure::{Flow, PerCycle, measure};
 use crate::rings::{WindowRing, default_window_ring};
 use crate::setup::{Setup, prepare};
+use crate::timers::{
+    ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
+};
 
 /// Xenomai's first deadline: one millisecond after the sampling thread reads the clock.
 const START_DELAY_NS: u64 = 1_000_000;
@@ -39,6 +43,9 @@ pub struct Plan {
     /// `-T N`: end the run `N + 1` seconds after the thread's start (warm-up included);
     /// `None` runs until `Shared::stop`.
     pub duration_s: Option<u64>,
+    /// The clock and timer: CLOCK_MONOTONIC with absolute sleeps, as Xenomai's `latency`
+    /// on Mercury, or (feature `xenomai`) Xenomai's own.
+    pub clock: ClockSource,
 }
 
 /// What the sampling thread and the main thread share.
@@ -88,6 +95,10 @@ pub struct Report {
     pub allocations: u64,
     /// Minor page faults taken by the thread while measuring.
     pub minor_faults: u64,
+    /// Deadlines passed by late wake-ups, counted by the engine from its clock reads.
+    pub overruns: u64,
+    /// The overruns the timer's own system reported (Xenomai's), where it counts them.
+    pub reported_overruns: Option<u64>,
 }
 
 /// Sets the thread's `finished` flag however the thread ends.
@@ -114,54 +125,88 @@ pub fn run_thread(
     allocations: fn() -> u64,
 ) -> Result<Report, String> {
     let _finished = Finished(&shared.finished);
-    let id = ClockId::Monotonic;
-    let prepared = XenomaiHistogram::new(plan.cells, plan.bucket_ns)
-        .ok_or_else(|| "the histogram needs at least one cell of at least 1 ns".to_string())
-        .and_then(|histogram| {
-            let (_, engine) = prepare::<_, _, Skip>(
-                &plan.setup,
-                |tid| shared.tid.store(tid, Ordering::Release),
-                || Ok((PosixClock::new(id), AbsoluteSleep::new(id))),
-                CycleConfig::new(plan.period_ns),
-            )?;
-            Ok((engine, histogram))
-        });
-    // Meet the main thread even after a failure, so that it never waits forever.
-    shared.ready.wait();
-    let (mut engine, histogram) = prepared?;
-
-    let scale = engine.scale();
-    let t0 = PosixClock::new(id).now_ns().map_err(|e| e.to_string())?;
-    engine.start_at(scale.from_ns(t0.saturating_add(START_DELAY_NS)));
-    let end_ns = plan
-        .duration_s
-        .map(|n| t0.saturating_add(n.saturating_add(1).saturating_mul(SECOND_NS)));
-    let mut work = Sampling {
-        totals: Summary::new(),
-        histogram,
-        seconds: SampleWindows::new(samples_per_second(plan.period_ns)),
-        ring: &shared.windows,
-        end: end_ns.map_or(u64::MAX, |ns| scale.from_ns(ns)),
-        reached_end: false,
+    let thread = Thread {
+        plan,
+        shared,
+        allocations,
     };
-    let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
-    work.seconds.finish(work.ring);
-    result?;
-    if let (true, Some(end_ns)) = (work.reached_end, end_ns) {
-        // The run lasts until its end, as Xenomai's does until its alarm (a period of up to
-        // a second may leave the last deadline well before it); a stop signal cuts this.
-        let mut sleep = AbsoluteSleep::new(id);
-        match sleep.sleep_until(end_ns) {
-            Ok(()) | Err(rtlat_linux::SleepError::Cancelled) => {}
-            Err(e) => return Err(e.to_string()),
+    with_clock_and_timer(plan.clock, TimerKind::Absolute, plan.period_ns, thread)
+}
+
+/// [`run_thread`] waiting for its clock and timer.
+struct Thread<'a> {
+    plan: &'a Plan,
+    shared: &'a Shared,
+    allocations: fn() -> u64,
+}
+
+impl WithClockAndTimer for Thread<'_> {
+    type Output = Result<Report, String>;
+
+    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), String>) -> Self::Output
+    where
+        C: Clock,
+        C::Error: Display,
+        T: Timer + TimerFigures,
+        T::Error: WakeError,
+    {
+        let Thread {
+            plan,
+            shared,
+            allocations,
+        } = self;
+        let prepared = XenomaiHistogram::new(plan.cells, plan.bucket_ns)
+            .ok_or_else(|| "the histogram needs at least one cell of at least 1 ns".to_string())
+            .and_then(|histogram| {
+                let (_, engine) = prepare::<C, T, Skip>(
+                    &plan.setup,
+                    |tid| shared.tid.store(tid, Ordering::Release),
+                    make,
+                    CycleConfig::new(plan.period_ns),
+                )?;
+                Ok((engine, histogram))
+            });
+        // Meet the main thread even after a failure, so that it never waits forever.
+        shared.ready.wait();
+        let (mut engine, histogram) = prepared?;
+
+        let scale = engine.scale();
+        let t0 = engine.clock_mut().now().map_err(|e| e.to_string())?;
+        let t0 = scale.to_ns(t0);
+        engine.start_at(scale.from_ns(t0.saturating_add(START_DELAY_NS)));
+        let end_ns = plan
+            .duration_s
+            .map(|n| t0.saturating_add(n.saturating_add(1).saturating_mul(SECOND_NS)));
+        let mut work = Sampling {
+            totals: Summary::new(),
+            histogram,
+            seconds: SampleWindows::new(samples_per_second(plan.period_ns)),
+            ring: &shared.windows,
+            end: end_ns.map_or(u64::MAX, |ns| scale.from_ns(ns)),
+            reached_end: false,
+        };
+        let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
+        work.seconds.finish(work.ring);
+        result?;
+        if let (true, Some(end_ns)) = (work.reached_end, end_ns) {
+            // The run lasts until its end, as Xenomai's does until its alarm (a period of up
+            // to a second may leave the last deadline well before it); a stop signal cuts
+            // this. The clocks agree: Xenomai's Alchemy clock is CLOCK_MONOTONIC's time.
+            let mut sleep = AbsoluteSleep::new(ClockId::Monotonic);
+            match sleep.sleep_until(end_ns) {
+                Ok(()) | Err(rtlat_linux::SleepError::Cancelled) => {}
+                Err(e) => return Err(e.to_string()),
+            }
         }
+        Ok(Report {
+            histogram: work.histogram,
+            cycles: work.totals.count(),
+            allocations: measured.allocations,
+            minor_faults: measured.minor_faults,
+            overruns: engine.overruns(),
+            reported_overruns: engine.timer_mut().reported_overruns(),
+        })
     }
-    Ok(Report {
-        histogram: work.histogram,
-        cycles: work.totals.count(),
-        allocations: measured.allocations,
-        minor_faults: measured.minor_faults,
-    })
 }
 
 /// This mode's per-cycle work.

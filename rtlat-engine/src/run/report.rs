@@ -77,6 +77,8 @@ pub struct ThreadReport {
     /// What the timer did translating deadlines to the clock it sleeps on (only the
     /// generic-timer clock's timer translates).
     pub translation: Option<TranslationFigures>,
+    /// The overruns the timer's own system reported (Xenomai's), where it counts them.
+    pub reported_overruns: Option<u64>,
     /// Per-second min/avg/max/overruns, bounded (filled by the main thread from the
     /// thread's window ring; empty when the thread hands its report back).
     pub seconds: SecondsSeries,

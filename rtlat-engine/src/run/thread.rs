@@ -18,7 +18,7 @@ use crate::measure::{Flow, PerCycle, measure};
 use crate::rings::{SampleRing, WindowRing};
 use crate::setup::{Setup, prepare};
 use crate::timers::{
-    ClockSource, DeadlineTranslation, WakeError, WithClockAndTimer, with_clock_and_timer,
+    ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
 };
 use crate::{LiveFigures, LiveStatus, SECOND_NS};
 
@@ -118,7 +118,7 @@ impl WithClockAndTimer for Thread<'_> {
     where
         C: Clock,
         C::Error: Display,
-        T: Timer + DeadlineTranslation,
+        T: Timer + TimerFigures,
         T::Error: WakeError,
     {
         let Thread {
@@ -470,7 +470,7 @@ impl ThreadState {
         }
     }
 
-    fn finish<C: Clock, T: Timer + DeadlineTranslation>(
+    fn finish<C: Clock, T: Timer + TimerFigures>(
         mut self,
         plan: &MeasurePlan,
         engine: &mut CycleEngine<C, T>,
@@ -501,6 +501,7 @@ impl ThreadState {
                     .collect()
             },
             translation: engine.timer_mut().translation(),
+            reported_overruns: engine.timer_mut().reported_overruns(),
             spikes_total: self.spikes_total,
             seconds: Default::default(),
         }

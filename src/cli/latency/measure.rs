@@ -14,7 +14,8 @@ mod tests {
     use rtlat_engine::Window;
     use rtlat_engine::latency::{Plan, Shared};
     use rtlat_engine::setup::Setup;
-    use rtlat_linux::Policy;
+    use rtlat_engine::timers::ClockSource;
+    use rtlat_linux::{ClockId, Policy};
     use std::sync::atomic::Ordering;
 
     #[test]
@@ -31,6 +32,7 @@ mod tests {
             cells: 100,
             bucket_ns: 1000,
             duration_s: None,
+            clock: ClockSource::Posix(ClockId::Monotonic),
         };
         let (report, windows) = std::thread::scope(|s| {
             let worker = std::thread::Builder::new()
@@ -90,6 +92,7 @@ mod tests {
             cells: 100,
             bucket_ns: 1000,
             duration_s: Some(1),
+            clock: ClockSource::Posix(ClockId::Monotonic),
         };
         let started = std::time::Instant::now();
         let report = std::thread::scope(|s| {

@@ -24,13 +24,14 @@ use std::time::{Duration, Instant};
 use rtlat_core::Record;
 use rtlat_core::report::XenomaiLine;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{DmaLatencyGuard, Policy, signals};
+use rtlat_linux::{ClockId, DmaLatencyGuard, Policy, signals};
 
 use rtlat_engine::Window;
 use rtlat_engine::latency::histogram::XenomaiHistogram;
 use rtlat_engine::latency::{Plan, Shared};
 use rtlat_engine::setup::Setup;
 use rtlat_engine::threads::{Failures, measurement_threads};
+use rtlat_engine::timers::ClockSource;
 
 use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
@@ -133,6 +134,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::from(value_refused_status()));
     }
     rtlat_linux::check_rt_permission(Policy::Fifo, config.priority).map_err(|e| e.to_string())?;
+    // Xenomai's initialisation, on this (the main) thread before the sampling thread starts;
+    // a binary without Xenomai refuses here, before anything is printed or changed.
+    config.backend.start()?;
     for notice in &config.notices {
         errln!("{}: {notice}", program_name());
     }
@@ -161,6 +165,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         cells: config.cells,
         bucket_ns: config.bucket_ns,
         duration_s: config.duration_s,
+        clock: config.backend.clock(
+            ClockSource::Posix(ClockId::Monotonic),
+            config.priority,
+            Some(config.cpu),
+        ),
     };
     let shared = Shared::new();
     let started = Instant::now();
@@ -445,6 +454,11 @@ pub fn usage(program: &str) -> String {
          \x20 -D N       refused with status 2, as Xenomai 3.3.1 does\n\
          \x20 -b, -f     accepted without effect, as on Xenomai's Mercury core (no mode switch to\n\
          \x20            break on, no I-pipe tracer to freeze; for ftrace: rtlat run -b US --tracemark)\n\
+         \x20 --backend linux|xenomai\n\
+         \x20            what the sampling thread sleeps on (rtlat; default linux): linux, a thread\n\
+         \x20            sleeping to absolute deadlines on CLOCK_MONOTONIC; xenomai, a Xenomai Alchemy\n\
+         \x20            task on its periodic timer (rt_task_wait_period), as Xenomai's own latency\n\
+         \x20            (a binary built with the xenomai feature; the same lines either way)\n\
          \x20 --help     print this help (-? prints one line and exits with status 2, as Xenomai)\n\
          \n\
          SIGINT, SIGTERM, SIGHUP and SIGALRM end the run with the summary, as in Xenomai.\n\

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::cli::backend::{self, Backend};
 use crate::cli::run::options::{UsageError, check_writable_parent};
 use crate::cli::run::values::whole_number;
 use rtlat::options::{self as getopt, Describe, HasArg, Spec};
@@ -67,6 +68,8 @@ pub struct Config {
     /// `-m`: exit with status 1 if the worst latency of the reported seconds exceeds this
     /// many µs (`-m 0`, as in Xenomai, checks nothing).
     pub max_us: Option<u64>,
+    /// `--backend` (rtlat): what the sampling thread sleeps on.
+    pub backend: Backend,
     /// Warnings to print before the run (Xenomai's own, such as `-q` without `-T`).
     pub notices: Vec<String>,
 }
@@ -86,6 +89,7 @@ impl Default for Config {
             cpu: DEFAULT_CPU,
             priority: DEFAULT_PRIORITY,
             max_us: None,
+            backend: Backend::Linux,
             notices: Vec::new(),
         }
     }
@@ -138,6 +142,7 @@ enum Opt {
     Priority,
     Break,
     Max,
+    Backend,
     Help,
     Usage,
 }
@@ -172,6 +177,14 @@ const SPECS: &[Spec<Opt>] = &[
     short(Opt::Break, 'b', HasArg::No),
     short(Opt::Max, 'm', HasArg::Required),
     Spec {
+        id: Opt::Backend,
+        short: None,
+        long: Some("backend"),
+        has_arg: HasArg::Required,
+        abbreviable: false,
+        ..Spec::new(Opt::Backend)
+    },
+    Spec {
         id: Opt::Help,
         short: None,
         long: Some("help"),
@@ -200,6 +213,7 @@ impl Expected {
             Opt::Cpu => "a CPU number".into(),
             Opt::Priority => "a priority of 1 to 99".into(),
             Opt::Max => format!("0 to {MAX_LIMIT_US} µs"),
+            Opt::Backend => format!("one of {}", backend::NAMES),
             Opt::Histogram
             | Opt::Stats
             | Opt::Quiet
@@ -298,6 +312,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
             Opt::Priority => c.priority = number(f.id, 'P', value, 1, 99)? as i32,
             Opt::Break => {}
             Opt::Max => c.max_us = Some(number(f.id, 'm', value, 0, MAX_LIMIT_US)?),
+            Opt::Backend => {
+                c.backend = Backend::parse(value).ok_or_else(|| UsageError::InvalidValue {
+                    option: "--backend".into(),
+                    value: value.into(),
+                    expected: Expected::of(Opt::Backend),
+                })?;
+            }
         }
     }
     if quiet {
@@ -410,6 +431,18 @@ mod tests {
     fn xenomai_only_options_are_refused_with_the_reason() {
         assert!(error("-t 1").contains("timerbench"));
         assert!(error("-t2").contains("timer handler"));
+    }
+
+    #[test]
+    fn the_backend_is_linux_unless_given() {
+        assert_eq!(config("").backend, Backend::Linux);
+        assert_eq!(config("--backend xenomai -p 200").backend, Backend::Xenomai);
+        assert_eq!(config("--backend=linux").backend, Backend::Linux);
+        assert_eq!(
+            error("--backend cobalt"),
+            "invalid value 'cobalt' for --backend: expected one of linux, xenomai"
+        );
+        assert!(error("--backend").contains("needs a value"));
     }
 
     #[test]

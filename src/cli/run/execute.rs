@@ -128,6 +128,11 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         errln!("{}", profile.settings_line(&config, &plan));
     }
 
+    // --backend xenomai: Xenomai's initialisation, on this (the main) thread before any
+    // measuring thread starts (it locks memory, as every Xenomai program does); a binary
+    // without Xenomai is refused here, before anything changes.
+    config.backend.start()?;
+
     // Everything below changes the machine; each change is undone when its guard drops.
     if config.mlockall
         && let Err(e) = rtlat_linux::lock_memory()
@@ -678,12 +683,16 @@ fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -
             timer: config.timer,
             // Only the JSON file has the per-second time series.
             seconds_series: config.json.is_some(),
-            clock: match config.clock {
-                Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
-                Clock::Realtime => ClockSource::Posix(ClockId::Realtime),
-                #[cfg(target_arch = "aarch64")]
-                Clock::Cntvct => ClockSource::Counter,
-            },
+            clock: config.backend.clock(
+                match config.clock {
+                    Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
+                    Clock::Realtime => ClockSource::Posix(ClockId::Realtime),
+                    #[cfg(target_arch = "aarch64")]
+                    Clock::Cntvct => ClockSource::Counter,
+                },
+                i32::from(t.priority),
+                Some(t.cpu),
+            ),
             linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
             aligned_offset_ns: match config.align {
                 Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),
@@ -785,6 +794,8 @@ fn config_json(
         unit: if config.unit == Unit::Ns { "ns" } else { "us" }.to_string(),
         breaktrace: config.breaktrace,
         fail_above_us: config.fail_above_us,
+        backend: config.backend.name().to_string(),
+        xenomai_core: config.backend.core().map(String::from),
         profile: profile.cloned(),
     }
 }

@@ -72,7 +72,10 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              \x20     --unit=us|ns       unit of printed values (--unit ns is -N)\n\
              \x20     --timer=KIND       abs (default), rel (-r), nanosleep (-s), posix (-x), timerfd\n\
              \x20     --governor=NAME    cpufreq governor of the threads' CPUs for this run only\n\
-             \x20                        (e.g. performance); the previous one is restored at exit\n",
+             \x20                        (e.g. performance); the previous one is restored at exit\n\
+             \x20     --backend=linux|xenomai  what the threads sleep on: linux (default), or\n\
+             \x20                        Xenomai Alchemy tasks on their periodic timers (a binary\n\
+             \x20                        built with the xenomai feature; same output and JSON)\n",
         );
         text.push_str(&format!(
             "\x20     --profile=NAME     a board's settings as defaults: one thread per board CPU\n\
@@ -130,7 +133,8 @@ Where this cyclictest differs from cyclictest 2.40, on purpose:
   (cyclictest deletes it).
 - --deepest-idle-state (newer cyclictest) writes the cpuidle files itself (no libcpupower).
 - -o/--oscope, -R/--resolution, --dbg_cyclictest and rtlat's own options are refused by
-  name (run `rtlat run` for --fail-above, --unit, --timer, --governor, --profile).
+  name (run `rtlat run` for --fail-above, --unit, --timer, --governor, --profile,
+  --backend).
 - --json and --histfile are checked before the run (status 2 if they cannot be written); a
   write that fails after the run exits 4 (cyclictest: 0, the results lost).
 - -t -N (a negative count as a separate word) is refused (cyclictest: invalid option, usage, 0).

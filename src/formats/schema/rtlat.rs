@@ -68,6 +68,10 @@ pub struct ThreadExtra {
     /// What the generic-timer clock's timer did translating deadlines (that clock only).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub deadline_translation: Field<DeadlineTranslation>,
+    /// With `--backend xenomai`: the overruns Xenomai itself reported
+    /// (`rt_task_wait_period`'s `-ETIMEDOUT` counts), beside rtlat's own count (`overruns`).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub xenomai_overruns: Field<u64>,
 }
 
 /// The run's `"rtlat"` object.
@@ -265,6 +269,11 @@ pub struct RunConfig {
     pub breaktrace: Option<u64>,
     /// `--fail-above`, µs.
     pub fail_above_us: Option<u64>,
+    /// `--backend`: `"linux"` or `"xenomai"`.
+    pub backend: String,
+    /// With `--backend xenomai`: the Xenomai core (`"mercury"`, `"cobalt"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xenomai_core: Option<String>,
     /// `--profile`: the board profile and its audit (`null` without one).
     pub profile: Option<Profile>,
 }

@@ -8,6 +8,7 @@ use rtlat_linux::ClockId;
 
 use super::profile::RunProfile;
 use super::{CpuSpec, DEFAULT_DISTANCE_US, DEFAULT_INTERVAL_US, DEFAULT_SPIKE_NODES};
+use crate::cli::backend::Backend;
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +102,8 @@ pub struct RunConfig {
     pub fail_above_us: Option<u64>,
     /// `--governor` (rtlat): the cpufreq governor the run's CPUs get for the run only.
     pub governor: Option<String>,
+    /// `--backend` (rtlat): what the measuring threads sleep on.
+    pub backend: Backend,
     /// `--profile` (rtlat): the board profile whose settings filled in `threads`, `affinity`,
     /// `policy` and `priority` where the command line left them out, and whose cpufreq
     /// settings are held for the run (`--governor` overrides its governor).
@@ -150,6 +153,7 @@ impl Default for RunConfig {
             refresh_on_max: false,
             fail_above_us: None,
             governor: None,
+            backend: Backend::Linux,
             profile: None,
             invoked_as_cyclictest: false,
             warnings: Vec::new(),

@@ -10,6 +10,7 @@ use super::profile::{self, Given};
 use super::table::{Expectations, Opt, expected, name, specs};
 use super::values::{self, NumberError};
 use super::*;
+use crate::cli::backend::Backend;
 
 fn invalid(id: Opt, value: &str) -> UsageError {
     UsageError::InvalidValue {
@@ -64,7 +65,8 @@ fn policy(value: &str) -> Option<Policy> {
 /// Parses the words after `rtlat run` (or after `cyclictest`), without the program name.
 ///
 /// `invoked_as_cyclictest`: rtlat was run under the name `cyclictest`; its own options
-/// (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) are then refused.
+/// (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`, `--backend`) are then
+/// refused.
 pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, UsageError> {
     let found = getopt::scan(args, &specs(invoked_as_cyclictest), &Expectations)?;
     if found.iter().any(|f| f.id == Opt::Help) {
@@ -244,7 +246,12 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             Opt::Oscope | Opt::Resolution | Opt::Nanosleep | Opt::DbgCyclictest => {
                 return Err(unsupported(id));
             }
-            Opt::FailAbove | Opt::Unit | Opt::Timer | Opt::Governor | Opt::Profile
+            Opt::FailAbove
+            | Opt::Unit
+            | Opt::Timer
+            | Opt::Governor
+            | Opt::Profile
+            | Opt::Backend
                 if invoked_as_cyclictest =>
             {
                 return Err(UsageError::RtlatOnly { option: name(id) });
@@ -257,6 +264,9 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
                 return Err(invalid(id, value));
             }
             Opt::Governor => config.governor = Some(value.to_owned()),
+            Opt::Backend => {
+                config.backend = Backend::parse(value).ok_or_else(|| invalid(id, value))?;
+            }
             Opt::Unit => {
                 unit = Some(match value {
                     "us" | "µs" => Unit::Us,
@@ -333,6 +343,16 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
         posix = false;
     }
     config.timer = resolve_timer(relative, system, posix, timer)?;
+    if config.backend == Backend::Xenomai {
+        xenomai_fits(
+            &config,
+            [
+                (system, Opt::System),
+                (posix, Opt::PosixTimers),
+                (relative, Opt::Relative),
+            ],
+        )?;
+    }
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct && config.timer != TimerKind::Absolute {
         // Named as typed: -s, -x, -r, or --timer KIND.
@@ -460,6 +480,40 @@ fn settle_priority(config: &mut RunConfig) {
 
 /// cyclictest's words when a priority comes with a non-real-time policy.
 const POLICY_MISMATCH: &str = "policy and priority don't match: setting policy to SCHED_FIFO";
+
+/// `--backend xenomai`: the thread sleeps on its Alchemy task's periodic timer and reads the
+/// Alchemy clock (CLOCK_MONOTONIC's time), as a SCHED_FIFO or SCHED_OTHER task; a timer, a
+/// clock or a policy that cannot be had that way is refused, named as typed.
+fn xenomai_fits(config: &RunConfig, flags: [(bool, Opt); 3]) -> Result<(), UsageError> {
+    let conflict = |with: String, reason: &str| UsageError::Conflict {
+        option: "--backend xenomai".into(),
+        with,
+        reason: reason.into(),
+    };
+    if config.timer != TimerKind::Absolute {
+        let with = flags
+            .into_iter()
+            .find_map(|(given, flag)| given.then(|| name(flag)))
+            .unwrap_or_else(|| format!("--timer {}", timer_name(config.timer)));
+        return Err(conflict(
+            with,
+            "a Xenomai task sleeps on its periodic timer (rt_task_wait_period); drop the timer option",
+        ));
+    }
+    if config.clock != Clock::Monotonic {
+        return Err(conflict(
+            "-c/--clock".into(),
+            "a Xenomai task measures on the Alchemy clock, CLOCK_MONOTONIC's time; drop -c",
+        ));
+    }
+    match config.policy {
+        Some(p @ (Policy::RoundRobin | Policy::Batch | Policy::Idle)) => Err(conflict(
+            format!("--policy {}", p.name()),
+            "Alchemy tasks run SCHED_FIFO (-p 1-99) or SCHED_OTHER (-p 0)",
+        )),
+        _ => Ok(()),
+    }
+}
 
 /// `-r`, `-s`, `-x` and `--timer` into one timer, refusing contradictions.
 fn resolve_timer(

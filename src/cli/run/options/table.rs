@@ -62,6 +62,7 @@ pub(super) enum Opt {
     Timer,
     Governor,
     Profile,
+    Backend,
 }
 
 const fn spec(
@@ -165,6 +166,7 @@ pub(super) const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Timer, None, "timer", Required, false),
     spec(Opt::Governor, None, "governor", Required, false),
     spec(Opt::Profile, None, "profile", Required, false),
+    spec(Opt::Backend, None, "backend", Required, false),
 ];
 
 /// The option table as a name reads it: under the name cyclictest, `-n`/`--nanosleep` (gone
@@ -239,6 +241,7 @@ pub(super) fn expected(id: Opt) -> String {
             "a cpufreq governor name: letters, digits, _ or -, at most 15 characters (e.g. performance)".into()
         }
         Opt::Profile => format!("a board profile: {}", profile::names()),
+        Opt::Backend => format!("one of {}", crate::cli::backend::NAMES),
         Opt::DefaultSystem
         | Opt::Laptop
         | Opt::Mlockall
