@@ -41,8 +41,8 @@ pub fn run(args: &[String], cases: usize, cobalt: bool) -> bool {
 fn run_nested(args: &[String], cobalt: bool) -> Result<bool, String> {
     if std::env::var_os(GUARD).is_some() {
         return Err(format!(
-            "this nested run ({GUARD} is set) was built without Xenomai although its \
-             XENO_CONFIG={} names one",
+            "{GUARD} is set (a nested run) but this binary was built without Xenomai \
+             (XENO_CONFIG={:?}): not nesting again",
             std::env::var("XENO_CONFIG").unwrap_or_default()
         ));
     }
