@@ -1,44 +1,35 @@
-//! A binary linked against Cobalt, run on a kernel without Cobalt: it refuses at start with
-//! one clear line and exit status 2, no crash, nothing changed (the probe is a read-only
-//! `corectl` query). Needs a Cobalt build: `XENO_CONFIG_COBALT=<cobalt prefix>/bin/xeno-config`
-//! (`.ci/run` sets it); without it the case is skipped, and says so.
+//! A binary linked against Cobalt: on a kernel without Cobalt it refuses at start with one
+//! clear line and exit status 2, no crash, nothing changed (the probe is a read-only
+//! `corectl` query); on a kernel with Cobalt it measures. The Cobalt build is
+//! `XENO_CONFIG_COBALT`'s, this binary's own when it was built against Cobalt, or Xenomai
+//! 3.3.1 Cobalt built into `<target dir>/xenomai/cobalt-3.3.1` (`xenomai.rs`); none to be had
+//! fails the case with the reason.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use rtlat_xenomai_ffi::{CORE, Core};
+
+use crate::xenomai;
 
 /// Whether the running kernel has a Cobalt core.
 pub fn kernel_has_cobalt() -> bool {
     Path::new("/proc/xenomai/version").exists()
 }
 
-/// The `target` directory this test binary was built in (`target/debug/deps/tests-…`).
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors()
-        .nth(3)
-        .expect("target/<profile>/deps/<exe>")
-        .to_path_buf()
-}
-
-/// The Cobalt build's `xeno-config`, from `XENO_CONFIG_COBALT`.
-fn cobalt_config() -> Option<std::ffi::OsString> {
-    std::env::var_os("XENO_CONFIG_COBALT").filter(|c| !c.is_empty())
-}
-
-/// Why [`linked_binary_refuses_without_the_core`] cannot run here, if it cannot.
-pub fn skip_reason() -> Option<String> {
-    if cobalt_config().is_none() {
-        Some("no Cobalt build (set XENO_CONFIG_COBALT)".into())
-    } else if kernel_has_cobalt() {
-        Some("this kernel has a Cobalt core".into())
-    } else {
-        None
+/// The Cobalt build's `xeno-config`.
+fn cobalt_config() -> Result<PathBuf, String> {
+    match (CORE, option_env!("RTLAT_XENO_CONFIG")) {
+        (Some(Core::Cobalt), Some(own)) if xenomai::configured(Core::Cobalt).is_none() => {
+            Ok(own.into())
+        }
+        _ => xenomai::config(Core::Cobalt),
     }
 }
 
-pub fn linked_binary_refuses_without_the_core() {
-    let config = cobalt_config().expect("XENO_CONFIG_COBALT");
-    let target = target_dir().join("xenomai-cobalt");
+pub fn linked_binary_runs_only_on_a_cobalt_kernel() {
+    let config = cobalt_config().unwrap_or_else(|why| panic!("{why}"));
+    let target = xenomai::target_dir().join("xenomai-cobalt");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let build = Command::new(cargo)
         .args([
@@ -71,13 +62,21 @@ pub fn linked_binary_refuses_without_the_core() {
         .args(["1", "100"])
         .output()
         .expect("the example runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
+    if kernel_has_cobalt() {
+        // The opposite of the refusal: init succeeds and the example measures a second.
+        assert_eq!(run.status.code(), Some(0), "exit status; stderr: {stderr}");
+        assert!(stdout.starts_with("RTT|"), "{stdout}");
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with("RTD|")).count(),
+            1,
+            "{stdout}"
+        );
+        return;
+    }
     assert_eq!(run.status.code(), Some(2), "exit status; stderr: {stderr}");
-    assert!(
-        run.stdout.is_empty(),
-        "nothing measured: {}",
-        String::from_utf8_lossy(&run.stdout)
-    );
+    assert!(stdout.is_empty(), "nothing measured: {stdout}");
     assert_eq!(
         stderr,
         "xenomai_latency: Cobalt core not enabled in this kernel (boot a Xenomai Cobalt kernel, \
