@@ -61,10 +61,15 @@ fn rts(text: &str) -> [f64; 3] {
 fn latency_on_xenomai_prints_xenomais_lines_beside_xenomais_own() {
     let ours_binary = rtlat_on(Core::Mercury);
     let _serial = measuring();
-    let args = ["-T", "4", "-p", "1000", "-c", "0"];
-    let theirs = run(&real_latency(), &args, None, LONG);
+    let dir = TempDir::new("xenomai-latency");
+    let (their_plot, our_plot) = (dir.join("theirs.plot"), dir.join("ours.plot"));
+    let args = ["-T", "4", "-p", "1000", "-c", "0", "-g"];
+    let mut theirs_args = args.to_vec();
+    theirs_args.push(their_plot.to_str().unwrap());
+    let theirs = run(&real_latency(), &theirs_args, None, LONG);
     let mut with_backend = vec!["latency", "--backend", "xenomai"];
     with_backend.extend(args);
+    with_backend.push(our_plot.to_str().unwrap());
     let ours = rtlat_with(&ours_binary, &with_backend);
     assert_eq!(theirs.code(), 0, "{}", theirs.stderr);
     assert_eq!(ours.code(), 0, "{}", ours.stderr);
@@ -86,6 +91,29 @@ fn latency_on_xenomai_prints_xenomais_lines_beside_xenomais_own() {
     for line in ours.stdout.lines().filter(|l| kind(l) == "RTD|") {
         assert_eq!(line.split('|').count(), 8, "{line}");
     }
+    // The gnuplot header has Xenomai's keys, naming rtlat's Xenomai backend and its core.
+    let (their_plot, our_plot) = (
+        std::fs::read_to_string(their_plot).unwrap(),
+        std::fs::read_to_string(our_plot).unwrap(),
+    );
+    let keys = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("# ") && l.contains(": "))
+            .map(|l| l.split(": ").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(keys(&our_plot), keys(&their_plot), "{our_plot}");
+    assert!(
+        our_plot
+            .lines()
+            .any(|l| l.starts_with("# Xenomai version: rtlat/xenomai v")
+                && l.contains("(Xenomai 3, mercury core")),
+        "{our_plot}"
+    );
+    assert!(
+        our_plot.contains("# Build args: --backend=xenomai "),
+        "{our_plot}"
+    );
     let (t, o) = (rts(&theirs.stdout), rts(&ours.stdout));
     eprintln!(
         "RTS| min/avg/max µs: Xenomai latency {t:?}, rtlat --backend xenomai {o:?} (ratios {:.2} {:.2} {:.2})",

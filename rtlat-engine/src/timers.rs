@@ -73,7 +73,7 @@ pub trait TimerFigures {
     }
 
     /// The overruns the timer's own system reported (Xenomai's `rt_task_wait_period`), if it
-    /// counts them; the engine's count is kept apart ([`crate::xenomai`]).
+    /// counts them; the engine's count is kept apart (see the `xenomai` module).
     fn reported_overruns(&self) -> Option<u64> {
         None
     }

@@ -355,6 +355,7 @@ fn finish(
                 priority: config.priority,
                 overall: &overall,
                 info: &info,
+                backend: config.backend,
             };
             output::gnuplot(&mut plot, &avg, config.bucket_ns, &run);
             if path.as_os_str() == "-" {

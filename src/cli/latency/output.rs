@@ -8,6 +8,8 @@ use rtlat_core::report::{Micros3, XenomaiLine};
 
 use rtlat_engine::latency::histogram::{CellStats, cell_stats};
 
+use crate::cli::backend::Backend;
+
 /// The backend that measures, where Xenomai's gnuplot header names its core (`mercury`,
 /// `cobalt`).
 pub const BACKEND: &str = "linux";
@@ -196,6 +198,8 @@ pub struct PlotRun<'a> {
     pub overall: &'a Overall,
     /// The machine.
     pub info: &'a BuildInfo,
+    /// What measured.
+    pub backend: Backend,
 }
 
 /// The gnuplot file (`-g`): Xenomai's `#` header (duration and mode, the overall figures,
@@ -211,6 +215,7 @@ pub fn gnuplot(out: &mut String, cells: &[u64], bucket_ns: u64, run: &PlotRun) {
         priority,
         overall,
         info,
+        backend,
     } = run;
     let _ = writeln!(
         out,
@@ -232,11 +237,17 @@ pub fn gnuplot(out: &mut String, cells: &[u64], bucket_ns: u64, run: &PlotRun) {
     );
     // Xenomai's five `xeno-config --info` lines, with the same keys and shapes (scripts
     // read them by key), saying what measured: rtlat on its Linux backend.
-    let _ = writeln!(
-        out,
-        "# Xenomai version: rtlat/{BACKEND} v{} (no Xenomai: {BACKEND_DETAIL})",
-        env!("CARGO_PKG_VERSION")
-    );
+    let version = env!("CARGO_PKG_VERSION");
+    let _ = match (backend, backend.core()) {
+        (Backend::Xenomai, Some(core)) => writeln!(
+            out,
+            "# Xenomai version: rtlat/xenomai v{version} (Xenomai 3, {core} core: an Alchemy task on its periodic timer, rt_task_wait_period)"
+        ),
+        _ => writeln!(
+            out,
+            "# Xenomai version: rtlat/{BACKEND} v{version} (no Xenomai: {BACKEND_DETAIL})"
+        ),
+    };
     let _ = writeln!(out, "# {}", info.uname);
     let _ = writeln!(out, "# Kernel parameters: {}", info.cmdline);
     let _ = writeln!(
@@ -247,7 +258,8 @@ pub fn gnuplot(out: &mut String, cells: &[u64], bucket_ns: u64, run: &PlotRun) {
     );
     let _ = writeln!(
         out,
-        "# Build args: --backend={BACKEND} --profile={} --target={}-{}",
+        "# Build args: --backend={} --profile={} --target={}-{}",
+        backend.name(),
         if cfg!(debug_assertions) {
             "debug"
         } else {
@@ -404,6 +416,7 @@ RTS|     18.180|     32.053|    195.041|       0|     0|    00:00:04/00:00:04
             priority: 99,
             overall: &o,
             info: &info,
+            backend: Backend::Linux,
         };
         gnuplot(&mut out, &cells, 1000, &run);
         let lines: Vec<&str> = out.lines().collect();
