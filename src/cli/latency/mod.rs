@@ -35,6 +35,7 @@ use rtlat_engine::timers::ClockSource;
 
 use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
+use crate::cli::backend::Backend;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 
@@ -85,6 +86,17 @@ fn value_refused_status() -> u8 {
     }
 }
 
+/// The backend without `--backend`: under the drop-in name `latency`, a binary built with
+/// Xenomai measures on Xenomai, as the `latency` it stands in for does; otherwise (and as
+/// `rtlat latency`) Linux.
+pub fn default_backend(invoked_as_latency: bool) -> Backend {
+    if invoked_as_latency && cfg!(feature = "xenomai") {
+        Backend::Xenomai
+    } else {
+        Backend::Linux
+    }
+}
+
 /// `latency` when invoked under that name, `rtlat latency` otherwise.
 fn program_name() -> &'static str {
     let invoked_as_latency = rtlat::args::invoked_as().is_some_and(|n| n == "latency");
@@ -111,7 +123,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             return Ok(ExitCode::from(refusal_status(&e)));
         }
     };
-    let config = match parsed {
+    let mut config = match parsed {
         Parsed::Help => {
             out!("{}", usage(program_name()));
             return Ok(ExitCode::SUCCESS);
@@ -123,6 +135,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         Parsed::Run(config) => config,
     };
+    if !config.backend_given {
+        config.backend = default_backend(program_name() == "latency");
+    }
     let available = available_cpus()?;
     if !available.contains(config.cpu) {
         errln!(
@@ -456,10 +471,11 @@ pub fn usage(program: &str) -> String {
          \x20 -b, -f     accepted without effect, as on Xenomai's Mercury core (no mode switch to\n\
          \x20            break on, no I-pipe tracer to freeze; for ftrace: rtlat run -b US --tracemark)\n\
          \x20 --backend linux|xenomai\n\
-         \x20            what the sampling thread sleeps on (rtlat; default linux): linux, a thread\n\
-         \x20            sleeping to absolute deadlines on CLOCK_MONOTONIC; xenomai, a Xenomai Alchemy\n\
-         \x20            task on its periodic timer (rt_task_wait_period), as Xenomai's own latency\n\
-         \x20            (a binary built with the xenomai feature; the same lines either way)\n\
+         \x20            what the sampling thread sleeps on (rtlat): linux, a thread sleeping to\n\
+         \x20            absolute deadlines on CLOCK_MONOTONIC; xenomai, a Xenomai Alchemy task on\n\
+         \x20            its periodic timer (rt_task_wait_period), as Xenomai's own latency (a binary\n\
+         \x20            built with the xenomai feature; the same lines either way). Default: xenomai\n\
+         \x20            under the name latency in a binary built with it, else linux\n\
          \x20 --help     print this help (-? prints one line and exits with status 2, as Xenomai)\n\
          \n\
          SIGINT, SIGTERM, SIGHUP and SIGALRM end the run with the summary, as in Xenomai.\n\

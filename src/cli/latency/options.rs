@@ -70,6 +70,9 @@ pub struct Config {
     pub max_us: Option<u64>,
     /// `--backend` (rtlat): what the sampling thread sleeps on.
     pub backend: Backend,
+    /// Whether `--backend` was given (else the name decides: see
+    /// [`crate::cli::latency::default_backend`]).
+    pub backend_given: bool,
     /// Warnings to print before the run (Xenomai's own, such as `-q` without `-T`).
     pub notices: Vec<String>,
 }
@@ -90,6 +93,7 @@ impl Default for Config {
             priority: DEFAULT_PRIORITY,
             max_us: None,
             backend: Backend::Linux,
+            backend_given: false,
             notices: Vec::new(),
         }
     }
@@ -318,6 +322,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
                     value: value.into(),
                     expected: Expected::of(Opt::Backend),
                 })?;
+                c.backend_given = true;
             }
         }
     }
@@ -436,6 +441,16 @@ mod tests {
     #[test]
     fn the_backend_is_linux_unless_given() {
         assert_eq!(config("").backend, Backend::Linux);
+        assert!(!config("").backend_given && config("--backend linux").backend_given);
+        // Under the name latency, a build with Xenomai defaults to it.
+        let named = crate::cli::latency::default_backend;
+        assert_eq!(named(false), Backend::Linux);
+        let xenomai = if cfg!(feature = "xenomai") {
+            Backend::Xenomai
+        } else {
+            Backend::Linux
+        };
+        assert_eq!(named(true), xenomai);
         assert_eq!(config("--backend xenomai -p 200").backend, Backend::Xenomai);
         assert_eq!(config("--backend=linux").backend, Backend::Linux);
         assert_eq!(
