@@ -1,0 +1,103 @@
+/*
+ * rtlat.h: the C API of rtlat's jitter monitor (the rtlat-c crate, librtlat_c.a).
+ *
+ * A jitter monitor measures code that already runs periodically (a servo thread, a timer
+ * interrupt): call rtlat_jitter_tick() with the time at the top of each period. It keeps
+ *   - interval jitter, LinuxCNC's definition: max(max_interval - period, period - min_interval);
+ *   - lateness against the ideal schedule first + k * period, signed, with periods missed
+ *     entirely counted as overruns.
+ * Times go in as ticks of the caller's clock (the rate is given once, to rtlat_jitter_init);
+ * figures come out in nanoseconds. No allocation, no locks, no system calls: every function
+ * is safe to call from a real-time thread or an interrupt handler.
+ *
+ * The monitor lives in the caller's memory (a static, a component's instance data). One
+ * monitor is used by one thread at a time; the caller serialises tick, report and reset.
+ *
+ * Every function returns RTLAT_OK (0) or a negative RTLAT_ERR_* code.
+ *
+ * Hand-written; rtlat-c's tests check every size, offset and constant here against the Rust
+ * definitions (src/jitter.rs) by compiling a probe with the C compiler.
+ */
+#ifndef RTLAT_H
+#define RTLAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raised when a declaration below changes incompatibly. */
+#define RTLAT_C_API_VERSION 1
+
+#define RTLAT_OK 0
+/* A pointer argument was NULL. */
+#define RTLAT_ERR_NULL (-1)
+/* The monitor's memory is not aligned to RTLAT_JITTER_MONITOR_ALIGN. */
+#define RTLAT_ERR_ALIGN (-2)
+/* A period or tick rate of zero (or a period under 1 ns). */
+#define RTLAT_ERR_ZERO (-3)
+/* The monitor was never given to rtlat_jitter_init (zeroed memory is detected). */
+#define RTLAT_ERR_UNINIT (-4)
+
+#define RTLAT_JITTER_MONITOR_SIZE 256
+#define RTLAT_JITTER_MONITOR_ALIGN 16
+
+/* One jitter monitor: opaque, of fixed size and alignment, in the caller's memory. */
+typedef struct rtlat_jitter_monitor {
+#ifdef __cplusplus
+    alignas(RTLAT_JITTER_MONITOR_ALIGN) unsigned char opaque[RTLAT_JITTER_MONITOR_SIZE];
+#else
+    _Alignas(RTLAT_JITTER_MONITOR_ALIGN) unsigned char opaque[RTLAT_JITTER_MONITOR_SIZE];
+#endif
+} rtlat_jitter_monitor;
+
+/* What one tick measured. */
+typedef struct rtlat_jitter_tick_result {
+    uint64_t interval_ns; /* time since the previous tick (0 on the first tick) */
+    int64_t jitter_ns;    /* interval - period (0 on the first tick) */
+    int64_t lateness_ns;  /* this tick - its deadline on the monitor's schedule */
+    uint64_t overruns;    /* periods missed entirely before this tick */
+    uint32_t first;       /* 1 on the first tick after init or reset, else 0 */
+    uint32_t reserved;    /* 0 */
+} rtlat_jitter_tick_result;
+
+/* Everything the monitor saw since init or reset, in ns. The interval fields are 0 while
+ * intervals is 0, the lateness fields while lateness_count is 0. */
+typedef struct rtlat_jitter_report {
+    uint64_t period_ns;
+    uint64_t ticks;
+    uint64_t intervals;       /* intervals measured: ticks - 1 once there are two */
+    uint64_t min_interval_ns;
+    uint64_t max_interval_ns;
+    uint64_t max_jitter_ns;   /* max(max_interval - period, period - min_interval) */
+    uint64_t lateness_count;
+    int64_t lateness_min_ns;  /* most negative: the earliest tick */
+    int64_t lateness_max_ns;
+    int64_t lateness_mean_ns; /* truncated toward zero */
+    uint64_t overruns;        /* periods missed entirely */
+} rtlat_jitter_report;
+
+/* Makes *monitor a fresh monitor for activity with period period_ticks of a clock counting
+ * tick_rate_hz ticks per second (1000000000 for a nanosecond clock such as
+ * clock_gettime(CLOCK_MONOTONIC) or LinuxCNC's rtapi_get_time()). The memory may be
+ * uninitialised. */
+int rtlat_jitter_init(rtlat_jitter_monitor *monitor, uint64_t period_ticks,
+                      uint64_t tick_rate_hz);
+
+/* Records a tick at now_ticks, the time at the top of the period; the first tick after init
+ * or reset fixes the schedule. result may be NULL. */
+int rtlat_jitter_tick(rtlat_jitter_monitor *monitor, uint64_t now_ticks,
+                      rtlat_jitter_tick_result *result);
+
+/* Fills *report with everything measured since init or reset. */
+int rtlat_jitter_get_report(const rtlat_jitter_monitor *monitor, rtlat_jitter_report *report);
+
+/* Forgets everything measured; the next tick fixes a new schedule. Period and rate stay. */
+int rtlat_jitter_reset(rtlat_jitter_monitor *monitor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTLAT_H */
