@@ -79,7 +79,7 @@ static void publish(struct instance *in, const rtlat_jitter_report *r,
                                          ? INT64_MAX : (int64_t)r->min_interval_ns);
     *in->interval = saturate_s32(t->interval_ns > INT64_MAX ? INT64_MAX
                                                             : (int64_t)t->interval_ns);
-    *in->lateness = saturate_s32(t->lateness_ns);
+    *in->lateness = saturate_s32(r->last_lateness_ns);
     *in->lateness_min = saturate_s32(r->lateness_min_ns);
     *in->lateness_max = saturate_s32(r->lateness_max_ns);
     *in->ticks = (hal_u32_t)r->ticks;

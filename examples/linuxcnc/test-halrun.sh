@@ -145,8 +145,8 @@ check_thread() {
     printf '  %-28s %12d %11d %12d\n' "max interval, ns" "$r_max" "$td_max" $((r_max - td_max))
     printf '  %-28s %12d %11d %12d\n' "min interval, ns" "$r_min" "$td_min" $((r_min - td_min))
     printf '  %-28s %12d %11d %12d\n' "max jitter, ns" "$r_jitter" "$td_jitter" $((r_jitter - td_jitter))
-    printf '  %-28s %12s\n' "lateness min/max, ns" "$r_lmin/$r_lmax" "overruns" "$r_over"
-    echo
+    printf '  %-28s %12s\n' "lateness min/max, ns" "$r_lmin/$r_lmax"
+    printf '  %-28s %12s\n\n' "overruns" "$r_over"
 
     [[ $r_period == "$period" ]] || fail "thread $i: rtlat-jitter.$i.period $r_period, not $period"
     ((r_ticks > 1)) || fail "thread $i: rtlat-jitter.$i saw $r_ticks ticks"

@@ -54,12 +54,12 @@ typedef struct rtlat_jitter_monitor {
 
 /* What one tick measured. */
 typedef struct rtlat_jitter_tick_result {
-    uint64_t interval_ns; /* time since the previous tick (0 on the first tick) */
-    int64_t jitter_ns;    /* interval - period (0 on the first tick) */
-    int64_t lateness_ns;  /* this tick - its deadline on the monitor's schedule */
-    uint64_t overruns;    /* periods missed entirely before this tick */
-    uint32_t first;       /* 1 on the first tick after init or reset, else 0 */
-    uint32_t reserved;    /* 0 */
+    uint64_t interval_ns;  /* time since the previous tick (0 without has_interval) */
+    int64_t jitter_ns;     /* interval - period (0 without has_interval) */
+    int64_t lateness_ns;   /* this tick - its deadline (0 without has_lateness) */
+    uint64_t overruns;     /* periods missed entirely before this tick */
+    uint32_t has_interval; /* 0 on the first tick after init or reset, else 1 */
+    uint32_t has_lateness; /* 1 when the tick had a deadline to be late against */
 } rtlat_jitter_tick_result;
 
 /* Everything the monitor saw since init or reset, in ns. The interval fields are 0 while
@@ -75,6 +75,7 @@ typedef struct rtlat_jitter_report {
     int64_t lateness_min_ns;  /* most negative: the earliest tick */
     int64_t lateness_max_ns;
     int64_t lateness_mean_ns; /* truncated toward zero */
+    int64_t last_lateness_ns; /* the latest tick's */
     uint64_t overruns;        /* periods missed entirely */
 } rtlat_jitter_report;
 

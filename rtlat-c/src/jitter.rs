@@ -29,6 +29,8 @@ pub(crate) struct State {
     /// The caller's tick rate.
     scale: TickScale,
     monitor: JitterMonitor,
+    /// The latest tick's lateness, ns.
+    last_lateness_ns: i64,
 }
 
 const fn round_up(n: usize, align: usize) -> usize {
@@ -64,8 +66,23 @@ impl RtlatJitterMonitor {
     }
 
     fn tick(&mut self, now_ticks: u64) -> RtlatJitterTickResult {
-        let State { scale, monitor } = &mut self.state;
-        monitor.tick(scale.to_ns(now_ticks)).into()
+        let state = &mut self.state;
+        let tick = state.monitor.tick(state.scale.to_ns(now_ticks));
+        state.last_lateness_ns = tick.lateness_ns;
+        tick.into()
+    }
+
+    fn report(&self) -> RtlatJitterReport {
+        let mut report = RtlatJitterReport::from(self.state.monitor.report());
+        if report.lateness_count > 0 {
+            report.last_lateness_ns = self.state.last_lateness_ns;
+        }
+        report
+    }
+
+    fn reset(&mut self) {
+        self.state.monitor.reset();
+        self.state.last_lateness_ns = 0;
     }
 }
 
@@ -73,18 +90,18 @@ impl RtlatJitterMonitor {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtlatJitterTickResult {
-    /// Time since the previous tick, ns (0 on the first tick).
+    /// Time since the previous tick, ns (0 without `has_interval`).
     pub interval_ns: u64,
-    /// Interval minus period, ns (0 on the first tick).
+    /// Interval minus period, ns (0 without `has_interval`).
     pub jitter_ns: i64,
-    /// This tick minus its deadline on the monitor's schedule, ns.
+    /// This tick minus its deadline, ns (0 without `has_lateness`).
     pub lateness_ns: i64,
     /// Periods missed entirely before this tick.
     pub overruns: u64,
-    /// 1 on the first tick after init or reset (no interval yet), else 0.
-    pub first: u32,
-    /// Always 0.
-    pub reserved: u32,
+    /// 0 on the first tick after init or reset (no interval yet), else 1.
+    pub has_interval: u32,
+    /// 1 when the tick had a deadline to be late against, else 0.
+    pub has_lateness: u32,
 }
 
 impl From<Tick> for RtlatJitterTickResult {
@@ -94,8 +111,8 @@ impl From<Tick> for RtlatJitterTickResult {
             jitter_ns: tick.jitter_ns.unwrap_or(0),
             lateness_ns: tick.lateness_ns,
             overruns: tick.overruns,
-            first: tick.interval_ns.is_none().into(),
-            reserved: 0,
+            has_interval: tick.interval_ns.is_some().into(),
+            has_lateness: 1,
         }
     }
 }
@@ -125,6 +142,8 @@ pub struct RtlatJitterReport {
     pub lateness_max_ns: i64,
     /// Mean lateness, ns, truncated toward zero.
     pub lateness_mean_ns: i64,
+    /// The latest tick's lateness, ns.
+    pub last_lateness_ns: i64,
     /// Periods missed entirely.
     pub overruns: u64,
 }
@@ -146,6 +165,7 @@ impl From<JitterReport> for RtlatJitterReport {
             lateness_min_ns: lateness.min().unwrap_or(0),
             lateness_max_ns: lateness.max().unwrap_or(0),
             lateness_mean_ns: lateness.mean_truncated().unwrap_or(0),
+            last_lateness_ns: 0,
             overruns: report.overruns,
         }
     }
@@ -182,6 +202,7 @@ pub unsafe extern "C" fn rtlat_jitter_init(
     let state = State {
         scale,
         monitor: JitterMonitor::new(period),
+        last_lateness_ns: 0,
     };
     // SAFETY: the caller's promise is write_monitor's.
     status(unsafe { ptr::write_monitor(monitor, state) })
@@ -224,10 +245,10 @@ pub unsafe extern "C" fn rtlat_jitter_get_report(
         return ERR_NULL;
     }
     // SAFETY: the caller's promise is monitor_ref's, then write_out's.
-    status(unsafe { ptr::monitor_ref(monitor) }.and_then(|monitor| {
-        let figures = monitor.state.monitor.report().into();
-        unsafe { ptr::write_out(report, figures) }
-    }))
+    status(
+        unsafe { ptr::monitor_ref(monitor) }
+            .and_then(|monitor| unsafe { ptr::write_out(report, monitor.report()) }),
+    )
 }
 
 /// `int rtlat_jitter_reset(rtlat_jitter_monitor *monitor)`: forgets everything measured;
@@ -238,5 +259,5 @@ pub unsafe extern "C" fn rtlat_jitter_get_report(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rtlat_jitter_reset(monitor: *mut RtlatJitterMonitor) -> i32 {
     // SAFETY: the caller's promise is monitor_mut's.
-    status(unsafe { ptr::monitor_mut(monitor) }.map(|monitor| monitor.state.monitor.reset()))
+    status(unsafe { ptr::monitor_mut(monitor) }.map(RtlatJitterMonitor::reset))
 }

@@ -64,8 +64,8 @@ fn probe() -> String {
             jitter_ns,
             lateness_ns,
             overruns,
-            first,
-            reserved
+            has_interval,
+            has_lateness,
         ]
     );
     layout!(
@@ -83,6 +83,7 @@ fn probe() -> String {
             lateness_min_ns,
             lateness_max_ns,
             lateness_mean_ns,
+            last_lateness_ns,
             overruns,
         ]
     );

@@ -32,11 +32,12 @@ int main(void) {
     EXPECT(report.max_jitter_ns == 0 && report.lateness_count == 0 && report.overruns == 0);
 
     EXPECT(rtlat_jitter_tick(&servo, t0, &tick) == RTLAT_OK);
-    EXPECT(tick.first == 1 && tick.interval_ns == 0 && tick.jitter_ns == 0);
-    EXPECT(tick.lateness_ns == 0 && tick.overruns == 0 && tick.reserved == 0);
+    EXPECT(tick.has_interval == 0 && tick.interval_ns == 0 && tick.jitter_ns == 0);
+    EXPECT(tick.overruns == 0);
 
     EXPECT(rtlat_jitter_tick(&servo, t0 + 1000000, &tick) == RTLAT_OK);
-    EXPECT(tick.first == 0 && tick.interval_ns == 1000000 && tick.jitter_ns == 0);
+    EXPECT(tick.has_interval == 1 && tick.interval_ns == 1000000 && tick.jitter_ns == 0);
+    EXPECT(tick.has_lateness == 1 && tick.lateness_ns == 0);
 
     EXPECT(rtlat_jitter_tick(&servo, t0 + 2000150, &tick) == RTLAT_OK);
     EXPECT(tick.interval_ns == 1000150 && tick.jitter_ns == 150 && tick.lateness_ns == 150);
@@ -63,13 +64,15 @@ int main(void) {
     /* Lateness 0, 0, 150, -100, 200: sum 250 over 5. */
     EXPECT(report.lateness_count == 5 && report.lateness_min_ns == -100);
     EXPECT(report.lateness_max_ns == 200 && report.lateness_mean_ns == 50);
+    EXPECT(report.last_lateness_ns == 200);
     EXPECT(report.overruns == 2);
 
     /* Reset: a fresh schedule, the same period. */
     EXPECT(rtlat_jitter_reset(&servo) == RTLAT_OK);
     EXPECT(rtlat_jitter_get_report(&servo, &report) == RTLAT_OK);
     EXPECT(report.period_ns == 1000000 && report.ticks == 0 && report.overruns == 0);
-    EXPECT(rtlat_jitter_tick(&servo, t0 + 9000000, &tick) == RTLAT_OK && tick.first == 1);
+    EXPECT(report.lateness_count == 0 && report.last_lateness_ns == 0);
+    EXPECT(rtlat_jitter_tick(&servo, t0 + 9000000, &tick) == RTLAT_OK && tick.has_interval == 0);
 
     /* A 1 MHz clock: ticks in, ns out. */
     {
