@@ -69,16 +69,16 @@ static hal_s32_t saturate_s32(int64_t ns) {
     return (hal_s32_t)ns;
 }
 
+static hal_s32_t saturate_u_s32(uint64_t ns) {
+    return ns > 2147483647u ? 2147483647 : (hal_s32_t)ns;
+}
+
 static void publish(struct instance *in, const rtlat_jitter_report *r,
                     const rtlat_jitter_tick_result *t) {
-    *in->max_jitter = saturate_s32(r->max_jitter_ns > INT64_MAX ? INT64_MAX
-                                                                : (int64_t)r->max_jitter_ns);
-    *in->max_interval = saturate_s32(r->max_interval_ns > INT64_MAX
-                                         ? INT64_MAX : (int64_t)r->max_interval_ns);
-    *in->min_interval = saturate_s32(r->min_interval_ns > INT64_MAX
-                                         ? INT64_MAX : (int64_t)r->min_interval_ns);
-    *in->interval = saturate_s32(t->interval_ns > INT64_MAX ? INT64_MAX
-                                                            : (int64_t)t->interval_ns);
+    *in->max_jitter = saturate_u_s32(r->max_jitter_ns);
+    *in->max_interval = saturate_u_s32(r->max_interval_ns);
+    *in->min_interval = saturate_u_s32(r->min_interval_ns);
+    *in->interval = saturate_u_s32(t->interval_ns);
     *in->lateness = saturate_s32(r->last_lateness_ns);
     *in->lateness_min = saturate_s32(r->lateness_min_ns);
     *in->lateness_max = saturate_s32(r->lateness_max_ns);

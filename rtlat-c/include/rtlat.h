@@ -63,11 +63,10 @@ typedef struct rtlat_jitter_tick_result {
 } rtlat_jitter_tick_result;
 
 /* Everything the monitor saw since init or reset, in ns. The interval fields are 0 while
- * intervals is 0, the lateness fields while lateness_count is 0. */
+ * has_intervals is 0, the lateness fields while has_lateness is 0. */
 typedef struct rtlat_jitter_report {
     uint64_t period_ns;
     uint64_t ticks;
-    uint64_t intervals;       /* intervals measured: ticks - 1 once there are two */
     uint64_t min_interval_ns;
     uint64_t max_interval_ns;
     uint64_t max_jitter_ns;   /* max(max_interval - period, period - min_interval) */
@@ -77,6 +76,8 @@ typedef struct rtlat_jitter_report {
     int64_t lateness_mean_ns; /* truncated toward zero */
     int64_t last_lateness_ns; /* the latest tick's */
     uint64_t overruns;        /* periods missed entirely */
+    uint32_t has_intervals;   /* 1 once an interval was measured */
+    uint32_t has_lateness;    /* 1 once a lateness was measured (lateness_count > 0) */
 } rtlat_jitter_report;
 
 /* Makes *monitor a fresh monitor for activity with period period_ticks of a clock counting

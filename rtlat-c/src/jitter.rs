@@ -118,7 +118,7 @@ impl From<Tick> for RtlatJitterTickResult {
 }
 
 /// `rtlat_jitter_report`: everything the monitor saw, in ns. Fields that need an interval
-/// (or a lateness) are 0 while `intervals` (or `lateness_count`) is 0.
+/// (or a lateness) are 0 while `has_intervals` (or `has_lateness`) is 0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtlatJitterReport {
@@ -126,8 +126,6 @@ pub struct RtlatJitterReport {
     pub period_ns: u64,
     /// Ticks seen.
     pub ticks: u64,
-    /// Intervals between ticks measured (`ticks − 1` once there are two).
-    pub intervals: u64,
     /// Shortest interval between ticks, ns.
     pub min_interval_ns: u64,
     /// Longest interval between ticks, ns.
@@ -146,6 +144,10 @@ pub struct RtlatJitterReport {
     pub last_lateness_ns: i64,
     /// Periods missed entirely.
     pub overruns: u64,
+    /// 1 once an interval was measured (the interval fields mean something), else 0.
+    pub has_intervals: u32,
+    /// 1 once a lateness was measured (`lateness_count > 0`), else 0.
+    pub has_lateness: u32,
 }
 
 impl From<JitterReport> for RtlatJitterReport {
@@ -154,10 +156,6 @@ impl From<JitterReport> for RtlatJitterReport {
         RtlatJitterReport {
             period_ns: report.period_ns,
             ticks: report.ticks,
-            intervals: match report.min_interval_ns {
-                Some(_) => report.ticks.saturating_sub(1),
-                None => 0,
-            },
             min_interval_ns: report.min_interval_ns.unwrap_or(0),
             max_interval_ns: report.max_interval_ns.unwrap_or(0),
             max_jitter_ns: report.max_jitter_ns.unwrap_or(0),
@@ -167,6 +165,8 @@ impl From<JitterReport> for RtlatJitterReport {
             lateness_mean_ns: lateness.mean_truncated().unwrap_or(0),
             last_lateness_ns: 0,
             overruns: report.overruns,
+            has_intervals: report.min_interval_ns.is_some().into(),
+            has_lateness: (lateness.count() > 0).into(),
         }
     }
 }

@@ -21,7 +21,7 @@ fn c_program_calls_the_api_end_to_end() {
     assert!(out.ends_with("ok\n"), "{out}");
     assert!(
         out.contains(
-            "ticks 5 intervals 4 min 999750 max 3000300 jitter 2000300 \
+            "ticks 5 min 999750 max 3000300 jitter 2000300 \
              lateness -100/50/200 (5) overruns 2"
         ),
         "{out}"

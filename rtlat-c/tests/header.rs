@@ -75,7 +75,6 @@ fn probe() -> String {
         [
             period_ns,
             ticks,
-            intervals,
             min_interval_ns,
             max_interval_ns,
             max_jitter_ns,
@@ -85,6 +84,8 @@ fn probe() -> String {
             lateness_mean_ns,
             last_lateness_ns,
             overruns,
+            has_intervals,
+            has_lateness,
         ]
     );
     probe.0

@@ -28,7 +28,8 @@ int main(void) {
 
     /* Nothing seen yet. */
     EXPECT(rtlat_jitter_get_report(&servo, &report) == RTLAT_OK);
-    EXPECT(report.period_ns == 1000000 && report.ticks == 0 && report.intervals == 0);
+    EXPECT(report.period_ns == 1000000 && report.ticks == 0 && report.has_intervals == 0);
+    EXPECT(report.has_lateness == 0);
     EXPECT(report.max_jitter_ns == 0 && report.lateness_count == 0 && report.overruns == 0);
 
     EXPECT(rtlat_jitter_tick(&servo, t0, &tick) == RTLAT_OK);
@@ -50,19 +51,20 @@ int main(void) {
     EXPECT(tick.lateness_ns == 200 && tick.overruns == 2);
 
     EXPECT(rtlat_jitter_get_report(&servo, &report) == RTLAT_OK);
-    printf("ticks %llu intervals %llu min %llu max %llu jitter %llu lateness %lld/%lld/%lld "
+    printf("ticks %llu min %llu max %llu jitter %llu lateness %lld/%lld/%lld "
            "(%llu) overruns %llu\n",
-           (unsigned long long)report.ticks, (unsigned long long)report.intervals,
+           (unsigned long long)report.ticks,
            (unsigned long long)report.min_interval_ns,
            (unsigned long long)report.max_interval_ns,
            (unsigned long long)report.max_jitter_ns, (long long)report.lateness_min_ns,
            (long long)report.lateness_mean_ns, (long long)report.lateness_max_ns,
            (unsigned long long)report.lateness_count, (unsigned long long)report.overruns);
-    EXPECT(report.period_ns == 1000000 && report.ticks == 5 && report.intervals == 4);
+    EXPECT(report.period_ns == 1000000 && report.ticks == 5 && report.has_intervals == 1);
     EXPECT(report.min_interval_ns == 999750 && report.max_interval_ns == 3000300);
     EXPECT(report.max_jitter_ns == 2000300);
     /* Lateness 0, 0, 150, -100, 200: sum 250 over 5. */
-    EXPECT(report.lateness_count == 5 && report.lateness_min_ns == -100);
+    EXPECT(report.has_lateness == 1 && report.lateness_count == 5);
+    EXPECT(report.lateness_min_ns == -100);
     EXPECT(report.lateness_max_ns == 200 && report.lateness_mean_ns == 50);
     EXPECT(report.last_lateness_ns == 200);
     EXPECT(report.overruns == 2);
