@@ -76,7 +76,8 @@ chmod 1777 "$work/run"
 
 # ---- build, with LinuxCNC's module rules, from a scratch copy (the tree stays clean) ----
 cp "$here/Makefile" "$here/rtlat_jitter.c" "$work/build/"
-target=${CARGO_TARGET_DIR:-$root/target}/linuxcnc-rtlat-c
+# (absolute: a relative CARGO_TARGET_DIR means the caller's directory, not the build's)
+target=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/linuxcnc-rtlat-c
 make -s -C "$work/build" RTLAT_ROOT="$root" RTLAT_TARGET="$target" >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; fail "the component did not build"; }
 modules=$(make -s -C "$work/build" RTLAT_ROOT="$root" print-modules-dir)
