@@ -5,5 +5,6 @@ mod sim;
 
 mod cycle_engine;
 mod jitter_monitor;
+mod jitter_schedule;
 mod periodic;
 mod report_lines;
