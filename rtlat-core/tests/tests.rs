@@ -3,8 +3,10 @@
 
 mod sim;
 
+mod counter_extender;
 mod cycle_engine;
 mod jitter_monitor;
 mod jitter_schedule;
 mod periodic;
 mod report_lines;
+mod shared_monitor;
