@@ -214,7 +214,7 @@ impl SharedJitterMonitor {
         loop {
             let generation = self.generation.load(Ordering::Acquire);
             let before = self.sequence.load(Ordering::Acquire);
-            if before % 2 == 0 {
+            if before.is_multiple_of(2) {
                 let window = self.banks[(generation & 1) as usize].load();
                 fence(Ordering::Acquire);
                 if self.sequence.load(Ordering::Relaxed) == before
@@ -249,7 +249,7 @@ impl SharedJitterMonitor {
         fence(Ordering::SeqCst);
         // A tick under way may have chosen the old bank: wait for that tick (only) to end.
         let s = self.sequence.load(Ordering::Acquire);
-        if s % 2 == 1 {
+        if !s.is_multiple_of(2) {
             while self.sequence.load(Ordering::Acquire) == s {
                 core::hint::spin_loop();
             }
