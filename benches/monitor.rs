@@ -7,6 +7,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group};
 use rtlat_core::{JitterMonitor, SharedJitterMonitor};
+use rtlat_linux::{Policy, ThreadSetup};
 use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -49,17 +50,22 @@ fn per_tick(c: &mut Criterion) {
 
 criterion_group!(benches, per_tick);
 
+/// What a reader thread does, over and over.
+type Reader = fn(&SharedJitterMonitor);
+
 /// The shared writer's slowest tick over `n` ticks (ns, each timed with two clock reads),
 /// and the 99.99th percentile, while `reader` runs in another thread until the writer ends.
-fn writer_worst(n: usize, reader: Option<fn(&SharedJitterMonitor)>) -> (u128, u128) {
+fn writer_worst(n: usize, reader: Option<Reader>) -> (u128, u128) {
     let monitor = SharedJitterMonitor::new(NonZeroU64::new(P).unwrap());
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         if let Some(read) = reader {
             let (monitor, done) = (&monitor, &done);
             s.spawn(move || {
+                // Readers are ordinary threads (spawned threads inherit the writer's policy).
+                let _ = ThreadSetup::new(Policy::Other, 0).apply();
                 while !done.load(Ordering::Relaxed) {
-                    read(&monitor);
+                    read(monitor);
                 }
             });
         }
@@ -79,10 +85,14 @@ fn main() {
     benches();
     Criterion::default().configure_from_args().final_summary();
     let n = 2_000_000;
+    // The writer (this thread) runs SCHED_FIFO where it may, as a servo thread would.
+    if let Err(e) = ThreadSetup::new(Policy::Fifo, 90).apply() {
+        println!("(the writer stays SCHED_OTHER: {e})");
+    }
     println!(
         "shared writer, {n} ticks each, worst / 99.99th percentile (ns, two clock reads included):"
     );
-    let readers: [(&str, Option<fn(&SharedJitterMonitor)>); 3] = [
+    let readers: [(&str, Option<Reader>); 3] = [
         ("no reader", None),
         (
             "a reader hammering report()",

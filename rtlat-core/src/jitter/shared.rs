@@ -174,11 +174,20 @@ impl SharedJitterMonitor {
     #[inline(always)]
     fn advance(&self, now: u64, deadline: Option<u64>) -> Tick {
         let s = self.sequence.load(Ordering::Relaxed);
-        self.sequence.store(s.wrapping_add(1), Ordering::Relaxed);
-        // Orders the odd sequence before the generation load (a resetting reader fences
-        // its generation store before its sequence load), and the stores below after it.
-        fence(Ordering::SeqCst);
-        let bank = &self.banks[(self.generation.load(Ordering::Acquire) & 1) as usize];
+        // The odd sequence is ordered before the generation load (a resetting reader fences
+        // its generation store before its sequence load) by a full fence; on x86 a locked
+        // exchange is that fence, and cheaper than `mfence`.
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        self.sequence.swap(s.wrapping_add(1), Ordering::SeqCst);
+        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+        {
+            self.sequence.store(s.wrapping_add(1), Ordering::Relaxed);
+            fence(Ordering::SeqCst);
+        }
+        // The stores below come after the odd sequence (free where the fence was full).
+        fence(Ordering::Release);
+        let generation = self.generation.load(Ordering::SeqCst);
+        let bank = &self.banks[(generation & 1) as usize];
         let mut schedule = Schedule {
             started: self.started.load(Ordering::Relaxed),
             previous: self.previous.get(),
