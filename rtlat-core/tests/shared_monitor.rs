@@ -3,7 +3,7 @@
 
 use core::num::NonZeroU64;
 use rtlat_core::{CounterExtender, JitterSnapshot, SharedJitterMonitor, TickScale};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const P: u64 = 1_000_000;
 const TICKS: u64 = 300_000;
@@ -41,42 +41,50 @@ fn check(s: &JitterSnapshot) -> Option<(u64, u64)> {
 #[test]
 fn readers_never_see_a_torn_snapshot_and_windows_tile_the_run() {
     static SERVO: SharedJitterMonitor = SharedJitterMonitor::new(NonZeroU64::new(P).unwrap());
-    static STOP: AtomicBool = AtomicBool::new(false);
-    static READERS_DONE: AtomicU64 = AtomicU64::new(0);
-    const READS: u64 = 20_000;
-    // The loop: ticks with a little work between ticks until told to stop, at least
-    // `TICKS` times.
+    static DONE: AtomicBool = AtomicBool::new(false);
+    // The loop: `TICKS` ticks, a little work between two.
     let writer = std::thread::spawn(|| {
-        let mut k = 0;
-        while k < TICKS || !STOP.load(Ordering::Acquire) {
+        for k in 0..TICKS {
             tick(&SERVO, k);
-            k += 1;
             (0..20).for_each(|_| std::hint::spin_loop());
         }
-        k
+        DONE.store(true, Ordering::Release);
     });
+    // Two readers taking snapshots and reports all along.
     let readers: Vec<_> = (0..2)
         .map(|_| {
             std::thread::spawn(|| {
-                for _ in 0..READS {
+                let mut reads = 0u64;
+                while !DONE.load(Ordering::Acquire) {
                     check(&SERVO.snapshot());
                     let r = SERVO.report();
                     assert_eq!(r.lateness.count(), r.ticks);
+                    reads += 1;
                 }
-                READERS_DONE.fetch_add(1, Ordering::Release);
+                reads
             })
         })
         .collect();
-    // The window reader: per-window reports while the writer ticks.
-    let mut windows = Vec::new();
-    while READERS_DONE.load(Ordering::Acquire) < 2 || windows.len() < 20 {
-        windows.extend(check(&SERVO.snapshot_and_reset()));
-        std::thread::yield_now();
-    }
-    STOP.store(true, Ordering::Release);
-    let ticks = writer.join().unwrap();
-    readers.into_iter().for_each(|r| r.join().unwrap());
+    // Two window readers (taking turns): per-window reports, as fast as they can.
+    let resetters: Vec<_> = (0..2)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let mut windows = Vec::new();
+                while !DONE.load(Ordering::Acquire) {
+                    windows.extend(check(&SERVO.snapshot_and_reset()));
+                }
+                windows
+            })
+        })
+        .collect();
+    writer.join().unwrap();
+    let reads: Vec<u64> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    let mut windows: Vec<_> = resetters
+        .into_iter()
+        .flat_map(|r| r.join().unwrap())
+        .collect();
     windows.extend(check(&SERVO.snapshot_and_reset()));
+    windows.sort_unstable();
     assert_eq!(
         check(&SERVO.snapshot()),
         None,
@@ -88,11 +96,10 @@ fn readers_never_see_a_torn_snapshot_and_windows_tile_the_run() {
         assert_eq!(a, next, "windows {windows:?}");
         next = last + 1;
     }
-    assert_eq!(next, ticks);
+    assert_eq!(next, TICKS);
     println!(
-        "{ticks} ticks in {} windows, {} snapshots by the readers",
-        windows.len(),
-        2 * READS
+        "{TICKS} ticks in {} windows; snapshots by the readers: {reads:?}",
+        windows.len()
     );
 }
 
