@@ -152,6 +152,7 @@ fn statics_need_no_run_time_init() {
     let r = MONITOR.report();
     assert_eq!(r, PLAIN.lock().unwrap().report());
     assert_eq!((r.ticks, r.period_ns, r.overruns), (300, 1_000_000, 0));
+    assert_eq!((MONITOR.period().get(), MONITOR.scale()), (168_000, SCALE));
     // Lateness k·(k mod 3)… accumulated: tick k is Σ_{j<k} (j mod 3) ticks late.
     let late = |k: u64| (0..k).map(|j| j % 3).sum::<u64>();
     assert_eq!(MONITOR.snapshot().last_lateness, Some(late(299) as i64));

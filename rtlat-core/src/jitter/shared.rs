@@ -217,6 +217,16 @@ impl SharedJitterMonitor {
         self.scale.to_ns(self.period.get())
     }
 
+    /// The nominal period, ticks.
+    pub const fn period(&self) -> NonZeroU64 {
+        self.period
+    }
+
+    /// The tick-to-nanosecond conversion.
+    pub const fn scale(&self) -> TickScale {
+        self.scale
+    }
+
     /// A consistent copy of the current window's figures, in ticks (spins only while a
     /// tick is being stored, or a reset cleared what it read).
     pub fn snapshot(&self) -> JitterSnapshot {
