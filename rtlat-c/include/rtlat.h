@@ -87,16 +87,66 @@ typedef struct rtlat_jitter_report {
 int rtlat_jitter_init(rtlat_jitter_monitor *monitor, uint64_t period_ticks,
                       uint64_t tick_rate_hz);
 
-/* Records a tick at now_ticks, the time at the top of the period; the first tick after init
- * or reset fixes the schedule. result may be NULL. */
+/* Records a tick at now_ticks, the time at the top of the period, against the monitor's own
+ * schedule: the first tick after init or reset fixes it (and has no lateness); a tick more
+ * than a period late skips the deadlines passed. result may be NULL. */
 int rtlat_jitter_tick(rtlat_jitter_monitor *monitor, uint64_t now_ticks,
                       rtlat_jitter_tick_result *result);
+
+/* Records a tick at now_ticks that was due at deadline_ticks, the caller's own deadline:
+ * exact whatever the loop does after a stall (runs the missed periods back to back, or
+ * skips them). result may be NULL. */
+int rtlat_jitter_tick_at(rtlat_jitter_monitor *monitor, uint64_t now_ticks,
+                         uint64_t deadline_ticks, rtlat_jitter_tick_result *result);
 
 /* Fills *report with everything measured since init or reset. */
 int rtlat_jitter_get_report(const rtlat_jitter_monitor *monitor, rtlat_jitter_report *report);
 
+/* Fills *report with the window that ends here and starts a new one; the schedule goes on,
+ * so the next tick's interval and lateness count in the next window (per-window lines). */
+int rtlat_jitter_report_and_reset(rtlat_jitter_monitor *monitor, rtlat_jitter_report *report);
+
 /* Forgets everything measured; the next tick fixes a new schedule. Period and rate stay. */
 int rtlat_jitter_reset(rtlat_jitter_monitor *monitor);
+
+/* ---- The shared monitor: one writer ticks, any thread reads, nobody waits ----
+ *
+ * For a monitor ticked by an interrupt handler or a realtime thread (the one writer) and
+ * read by the main loop or other threads: the writer never waits for a reader, never takes
+ * a lock and never masks interrupts; a reader gets a consistent report (it retries only
+ * while a tick is being stored). Initialise it before sharing it. Figures and results as
+ * for the plain monitor. */
+
+#define RTLAT_SHARED_JITTER_MONITOR_SIZE 512
+#define RTLAT_SHARED_JITTER_MONITOR_ALIGN 16
+
+typedef struct rtlat_shared_jitter_monitor {
+#ifdef __cplusplus
+    alignas(RTLAT_SHARED_JITTER_MONITOR_ALIGN)
+        unsigned char opaque[RTLAT_SHARED_JITTER_MONITOR_SIZE];
+#else
+    _Alignas(RTLAT_SHARED_JITTER_MONITOR_ALIGN)
+        unsigned char opaque[RTLAT_SHARED_JITTER_MONITOR_SIZE];
+#endif
+} rtlat_shared_jitter_monitor;
+
+int rtlat_shared_jitter_init(rtlat_shared_jitter_monitor *monitor, uint64_t period_ticks,
+                             uint64_t tick_rate_hz);
+
+/* The writer only (one at a time). */
+int rtlat_shared_jitter_tick(rtlat_shared_jitter_monitor *monitor, uint64_t now_ticks,
+                             rtlat_jitter_tick_result *result);
+int rtlat_shared_jitter_tick_at(rtlat_shared_jitter_monitor *monitor, uint64_t now_ticks,
+                                uint64_t deadline_ticks, rtlat_jitter_tick_result *result);
+/* Forgets the schedule: the next tick is a first tick again. The figures stay. */
+int rtlat_shared_jitter_restart(rtlat_shared_jitter_monitor *monitor);
+
+/* Any thread, any time. */
+int rtlat_shared_jitter_get_report(const rtlat_shared_jitter_monitor *monitor,
+                                   rtlat_jitter_report *report);
+/* The window that ends here, and a new one: every tick lands in exactly one window. */
+int rtlat_shared_jitter_report_and_reset(rtlat_shared_jitter_monitor *monitor,
+                                         rtlat_jitter_report *report);
 
 #ifdef __cplusplus
 }

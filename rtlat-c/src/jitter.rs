@@ -1,5 +1,6 @@
 //! The jitter monitor for C: `rtlat_jitter_init`, `rtlat_jitter_tick`,
-//! `rtlat_jitter_get_report`, `rtlat_jitter_reset` (declared in `include/rtlat.h`).
+//! `rtlat_jitter_tick_at`, `rtlat_jitter_get_report`, `rtlat_jitter_report_and_reset`,
+//! `rtlat_jitter_reset` (declared in `include/rtlat.h`).
 //!
 //! The monitor lives in memory the caller owns (a C static, a HAL component's instance,
 //! a stack frame): [`RtlatJitterMonitor`] has the fixed size and alignment the header
@@ -21,17 +22,11 @@ pub const JITTER_MONITOR_ALIGN: usize = 16;
 
 /// Marks memory `rtlat_jitter_init` has written ("rtlatJM1"); zeroed or stale memory is
 /// refused with `RTLAT_ERR_UNINIT` instead of being read as a monitor.
-pub(crate) const INITIALISED: u64 = u64::from_le_bytes(*b"rtlatJM1");
+const INITIALISED: u64 = u64::from_le_bytes(*b"rtlatJM1");
 
-/// What the caller's memory holds after the mark.
-#[derive(Clone, Copy)]
-pub(crate) struct State {
-    /// The caller's tick rate.
-    scale: TickScale,
-    monitor: JitterMonitor,
-    /// The latest tick's lateness, ns.
-    last_lateness_ns: i64,
-}
+/// What the caller's memory holds after the mark: the monitor, counting the caller's
+/// clock ticks (converted to ns only in results and reports).
+type State = JitterMonitor;
 
 const fn round_up(n: usize, align: usize) -> usize {
     n.div_ceil(align) * align
@@ -45,8 +40,8 @@ const RESERVED: usize =
 /// and alignment.
 #[repr(C, align(16))]
 pub struct RtlatJitterMonitor {
-    /// [`INITIALISED`] once `rtlat_jitter_init` has run.
-    pub(crate) initialised: u64,
+    /// [`INITIALISED`] once `rtlat_jitter_init` has run (first: `ptr::Marked`).
+    initialised: u64,
     state: State,
     _reserved: [u8; RESERVED],
 }
@@ -56,8 +51,12 @@ pub struct RtlatJitterMonitor {
 const _: () = assert!(size_of::<RtlatJitterMonitor>() == JITTER_MONITOR_SIZE);
 const _: () = assert!(align_of::<RtlatJitterMonitor>() == JITTER_MONITOR_ALIGN);
 
+impl ptr::Marked for RtlatJitterMonitor {
+    const MARK: u64 = INITIALISED;
+}
+
 impl RtlatJitterMonitor {
-    pub(crate) const fn from_state(state: State) -> Self {
+    const fn from_state(state: State) -> Self {
         RtlatJitterMonitor {
             initialised: INITIALISED,
             state,
@@ -66,23 +65,25 @@ impl RtlatJitterMonitor {
     }
 
     fn tick(&mut self, now_ticks: u64) -> RtlatJitterTickResult {
-        let state = &mut self.state;
-        let tick = state.monitor.tick(state.scale.to_ns(now_ticks));
-        state.last_lateness_ns = tick.lateness_ns;
-        tick.into()
+        let tick = self.state.tick(now_ticks);
+        RtlatJitterTickResult::new(tick, self.state.scale())
+    }
+
+    fn tick_at(&mut self, now_ticks: u64, deadline_ticks: u64) -> RtlatJitterTickResult {
+        let tick = self.state.tick_at(now_ticks, deadline_ticks);
+        RtlatJitterTickResult::new(tick, self.state.scale())
     }
 
     fn report(&self) -> RtlatJitterReport {
-        let mut report = RtlatJitterReport::from(self.state.monitor.report());
-        if report.lateness_count > 0 {
-            report.last_lateness_ns = self.state.last_lateness_ns;
-        }
-        report
+        self.state.report().into()
+    }
+
+    fn report_and_reset(&mut self) -> RtlatJitterReport {
+        self.state.report_and_reset().into()
     }
 
     fn reset(&mut self) {
-        self.state.monitor.reset();
-        self.state.last_lateness_ns = 0;
+        self.state.reset();
     }
 }
 
@@ -104,15 +105,16 @@ pub struct RtlatJitterTickResult {
     pub has_lateness: u32,
 }
 
-impl From<Tick> for RtlatJitterTickResult {
-    fn from(tick: Tick) -> Self {
+impl RtlatJitterTickResult {
+    /// `tick` (in clock ticks) in ns.
+    pub(crate) fn new(tick: Tick, scale: TickScale) -> Self {
         RtlatJitterTickResult {
-            interval_ns: tick.interval_ns.unwrap_or(0),
-            jitter_ns: tick.jitter_ns.unwrap_or(0),
-            lateness_ns: tick.lateness_ns,
+            interval_ns: tick.interval.map_or(0, |t| scale.to_ns(t)),
+            jitter_ns: tick.jitter.map_or(0, |t| scale.to_ns_signed(t)),
+            lateness_ns: tick.lateness.map_or(0, |t| scale.to_ns_signed(t)),
             overruns: tick.overruns,
-            has_interval: tick.interval_ns.is_some().into(),
-            has_lateness: 1,
+            has_interval: tick.interval.is_some().into(),
+            has_lateness: tick.lateness.is_some().into(),
         }
     }
 }
@@ -163,7 +165,7 @@ impl From<JitterReport> for RtlatJitterReport {
             lateness_min_ns: lateness.min().unwrap_or(0),
             lateness_max_ns: lateness.max().unwrap_or(0),
             lateness_mean_ns: lateness.mean_truncated().unwrap_or(0),
-            last_lateness_ns: 0,
+            last_lateness_ns: report.last_lateness_ns.unwrap_or(0),
             overruns: report.overruns,
             has_intervals: report.min_interval_ns.is_some().into(),
             has_lateness: (lateness.count() > 0).into(),
@@ -172,7 +174,7 @@ impl From<JitterReport> for RtlatJitterReport {
 }
 
 /// The status C sees for a result.
-fn status(result: Result<(), i32>) -> i32 {
+pub(crate) fn status(result: Result<(), i32>) -> i32 {
     match result {
         Ok(()) => OK,
         Err(code) => code,
@@ -182,7 +184,7 @@ fn status(result: Result<(), i32>) -> i32 {
 /// `int rtlat_jitter_init(rtlat_jitter_monitor *monitor, uint64_t period_ticks,
 /// uint64_t tick_rate_hz)`: makes `monitor` a fresh monitor for activity with period
 /// `period_ticks` of a clock counting `tick_rate_hz` ticks per second (1000000000 for a
-/// nanosecond clock). `RTLAT_ERR_ZERO` if either is zero (or the period is under 1 ns).
+/// nanosecond clock). `RTLAT_ERR_ZERO` if either is zero.
 ///
 /// # Safety
 /// `monitor` is NULL or points to `RTLAT_JITTER_MONITOR_SIZE` writable bytes that no other
@@ -193,19 +195,13 @@ pub unsafe extern "C" fn rtlat_jitter_init(
     period_ticks: u64,
     tick_rate_hz: u64,
 ) -> i32 {
-    let Ok(scale) = TickScale::new(tick_rate_hz) else {
+    let (Some(period), Some(rate)) = (NonZeroU64::new(period_ticks), NonZeroU64::new(tick_rate_hz))
+    else {
         return ERR_ZERO;
     };
-    let Some(period) = NonZeroU64::new(scale.to_ns(period_ticks)) else {
-        return ERR_ZERO;
-    };
-    let state = State {
-        scale,
-        monitor: JitterMonitor::new(period),
-        last_lateness_ns: 0,
-    };
-    // SAFETY: the caller's promise is write_monitor's.
-    status(unsafe { ptr::write_monitor(monitor, state) })
+    let state = JitterMonitor::with_scale(period, TickScale::from_hz(rate));
+    // SAFETY: the caller's promise is write_new's.
+    status(unsafe { ptr::write_new(monitor, RtlatJitterMonitor::from_state(state)) })
 }
 
 /// `int rtlat_jitter_tick(rtlat_jitter_monitor *monitor, uint64_t now_ticks,
@@ -225,6 +221,28 @@ pub unsafe extern "C" fn rtlat_jitter_tick(
     // SAFETY: the caller's promise is monitor_mut's, then write_out's.
     status(unsafe { ptr::monitor_mut(monitor) }.and_then(|monitor| {
         let tick = monitor.tick(now_ticks);
+        unsafe { ptr::write_out(result, tick) }
+    }))
+}
+
+/// `int rtlat_jitter_tick_at(rtlat_jitter_monitor *monitor, uint64_t now_ticks,
+/// uint64_t deadline_ticks, rtlat_jitter_tick_result *result)`: records a tick at
+/// `now_ticks` that was due at `deadline_ticks` (the caller's own schedule): the lateness
+/// is `now − deadline` whatever the loop does after a stall (catch up or skip).
+/// `result` may be NULL.
+///
+/// # Safety
+/// As [`rtlat_jitter_tick`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rtlat_jitter_tick_at(
+    monitor: *mut RtlatJitterMonitor,
+    now_ticks: u64,
+    deadline_ticks: u64,
+    result: *mut RtlatJitterTickResult,
+) -> i32 {
+    // SAFETY: the caller's promise is monitor_mut's, then write_out's.
+    status(unsafe { ptr::monitor_mut(monitor) }.and_then(|monitor| {
+        let tick = monitor.tick_at(now_ticks, deadline_ticks);
         unsafe { ptr::write_out(result, tick) }
     }))
 }
@@ -249,6 +267,28 @@ pub unsafe extern "C" fn rtlat_jitter_get_report(
         unsafe { ptr::monitor_ref(monitor) }
             .and_then(|monitor| unsafe { ptr::write_out(report, monitor.report()) }),
     )
+}
+
+/// `int rtlat_jitter_report_and_reset(rtlat_jitter_monitor *monitor, rtlat_jitter_report
+/// *report)`: the report of the window that ends here, and a new window; the schedule goes
+/// on, so the next tick's interval and lateness count in the next window (per-window lines).
+///
+/// # Safety
+/// As [`rtlat_jitter_tick`]'s `monitor`; `report` is NULL or points to a writable
+/// `rtlat_jitter_report`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rtlat_jitter_report_and_reset(
+    monitor: *mut RtlatJitterMonitor,
+    report: *mut RtlatJitterReport,
+) -> i32 {
+    if report.is_null() {
+        return ERR_NULL;
+    }
+    // SAFETY: the caller's promise is monitor_mut's, then write_out's.
+    status(unsafe { ptr::monitor_mut(monitor) }.and_then(|monitor| {
+        let window = monitor.report_and_reset();
+        unsafe { ptr::write_out(report, window) }
+    }))
 }
 
 /// `int rtlat_jitter_reset(rtlat_jitter_monitor *monitor)`: forgets everything measured;

@@ -9,10 +9,14 @@
 pub mod jitter;
 mod panic;
 mod ptr;
+pub mod shared;
 
 pub use jitter::{
     JITTER_MONITOR_ALIGN, JITTER_MONITOR_SIZE, RtlatJitterMonitor, RtlatJitterReport,
     RtlatJitterTickResult,
+};
+pub use shared::{
+    RtlatSharedJitterMonitor, SHARED_JITTER_MONITOR_ALIGN, SHARED_JITTER_MONITOR_SIZE,
 };
 
 /// The version of the C API in `include/rtlat.h` (`RTLAT_C_API_VERSION`): raised when a

@@ -2,76 +2,78 @@
 //! function checks what can be checked (NULL, alignment, the initialised mark) and states
 //! what the C caller promises for the rest.
 
-use crate::jitter::{INITIALISED, RtlatJitterMonitor, State};
 use crate::{ERR_ALIGN, ERR_NULL, ERR_UNINIT};
 
-/// Writes `state` into the caller's monitor memory, which may be uninitialised.
+/// A monitor type C holds in its own memory: `repr(C)`, with its initialised mark, a `u64`,
+/// first.
+pub(crate) trait Marked: Sized {
+    /// The mark's value once the monitor was initialised.
+    const MARK: u64;
+}
+
+/// Writes `value` into the caller's memory, which may be uninitialised.
 ///
 /// # Safety
-/// `monitor` is NULL or points to `RTLAT_JITTER_MONITOR_SIZE` writable bytes that nothing
-/// else uses during the call.
-pub(crate) unsafe fn write_monitor(
-    monitor: *mut RtlatJitterMonitor,
-    state: State,
-) -> Result<(), i32> {
-    if monitor.is_null() {
+/// `p` is NULL or points to `size_of::<T>()` writable bytes that nothing else uses during
+/// the call.
+pub(crate) unsafe fn write_new<T: Marked>(p: *mut T, value: T) -> Result<(), i32> {
+    if p.is_null() {
         return Err(ERR_NULL);
     }
-    if !monitor.is_aligned() {
+    if !p.is_aligned() {
         return Err(ERR_ALIGN);
     }
     // SAFETY: non-NULL, aligned, and writable by the caller's promise; `write` reads
     // nothing of the old (possibly uninitialised) contents.
-    unsafe { monitor.write(RtlatJitterMonitor::from_state(state)) };
+    unsafe { p.write(value) };
     Ok(())
 }
 
-/// Checks that `monitor` is an initialised monitor.
+/// Checks that `p` is an initialised monitor.
 ///
 /// # Safety
-/// `monitor` is NULL or points to `RTLAT_JITTER_MONITOR_SIZE` readable bytes that are
-/// either zero (a C static) or were given to `rtlat_jitter_init`.
-unsafe fn check(monitor: *const RtlatJitterMonitor) -> Result<(), i32> {
-    if monitor.is_null() {
+/// `p` is NULL or points to `size_of::<T>()` readable bytes that are either zero (a C
+/// static) or were initialised by the type's init function.
+unsafe fn check<T: Marked>(p: *const T) -> Result<(), i32> {
+    if p.is_null() {
         return Err(ERR_NULL);
     }
-    if !monitor.is_aligned() {
+    if !p.is_aligned() {
         return Err(ERR_ALIGN);
     }
-    // SAFETY: aligned and readable by the caller's promise; the mark is a plain u64, valid
-    // for any bits, read before any field whose bits could be invalid (the NonZero period).
-    let mark = unsafe { core::ptr::addr_of!((*monitor).initialised).read() };
-    if mark != INITIALISED {
+    // SAFETY: aligned (a `T` is at least as aligned as its first field, the mark) and
+    // readable by the caller's promise; the mark is a plain u64, valid for any bits, read
+    // before any field whose bits could be invalid (a NonZero period); it is written only
+    // by init, never while the monitor is in use.
+    let mark = unsafe { p.cast::<u64>().read() };
+    if mark != T::MARK {
         return Err(ERR_UNINIT);
     }
     Ok(())
 }
 
-/// The monitor behind `monitor`, checked to have been initialised.
+/// The monitor behind `p`, checked to have been initialised.
 ///
 /// # Safety
 /// As [`check`], and no other thread uses the monitor during the call.
-pub(crate) unsafe fn monitor_mut<'a>(
-    monitor: *mut RtlatJitterMonitor,
-) -> Result<&'a mut RtlatJitterMonitor, i32> {
+pub(crate) unsafe fn monitor_mut<'a, T: Marked>(p: *mut T) -> Result<&'a mut T, i32> {
     // SAFETY: the caller's promise is check's.
-    unsafe { check(monitor) }?;
-    // SAFETY: the mark says `rtlat_jitter_init` wrote a whole valid monitor here, and the
-    // caller promises no other use during the call.
-    Ok(unsafe { &mut *monitor })
+    unsafe { check(p) }?;
+    // SAFETY: the mark says init wrote a whole valid monitor here, and the caller promises
+    // no other use during the call.
+    Ok(unsafe { &mut *p })
 }
 
-/// The monitor behind `monitor`, read-only, checked to have been initialised.
+/// The monitor behind `p`, shared, checked to have been initialised.
 ///
 /// # Safety
-/// As [`check`], and no thread changes the monitor during the call.
-pub(crate) unsafe fn monitor_ref<'a>(
-    monitor: *const RtlatJitterMonitor,
-) -> Result<&'a RtlatJitterMonitor, i32> {
+/// As [`check`], and nothing changes the monitor during the call except through shared
+/// references (a shared monitor's atomics).
+pub(crate) unsafe fn monitor_ref<'a, T: Marked>(p: *const T) -> Result<&'a T, i32> {
     // SAFETY: the caller's promise is check's.
-    unsafe { check(monitor) }?;
-    // SAFETY: initialised (the mark), and not changed during the call (the promise).
-    Ok(unsafe { &*monitor })
+    unsafe { check(p) }?;
+    // SAFETY: initialised (the mark), and changed only through shared references.
+    Ok(unsafe { &*p })
 }
 
 /// Stores `value` where C asked for a result; NULL means the caller does not want it.

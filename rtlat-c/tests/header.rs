@@ -3,7 +3,9 @@
 //! and as C++11 with every warning an error.
 
 use crate::c::{cc, crate_dir, run, scratch};
-use rtlat_c::{RtlatJitterMonitor, RtlatJitterReport, RtlatJitterTickResult};
+use rtlat_c::{
+    RtlatJitterMonitor, RtlatJitterReport, RtlatJitterTickResult, RtlatSharedJitterMonitor,
+};
 use std::fmt::Write as _;
 use std::mem::{align_of, offset_of, size_of};
 use std::process::Command;
@@ -55,6 +57,20 @@ fn probe() -> String {
     probe.check("RTLAT_JITTER_MONITOR_SIZE", rtlat_c::JITTER_MONITOR_SIZE);
     probe.check("RTLAT_JITTER_MONITOR_ALIGN", rtlat_c::JITTER_MONITOR_ALIGN);
     layout!(probe, RtlatJitterMonitor, "rtlat_jitter_monitor", []);
+    probe.check(
+        "RTLAT_SHARED_JITTER_MONITOR_SIZE",
+        rtlat_c::SHARED_JITTER_MONITOR_SIZE,
+    );
+    probe.check(
+        "RTLAT_SHARED_JITTER_MONITOR_ALIGN",
+        rtlat_c::SHARED_JITTER_MONITOR_ALIGN,
+    );
+    layout!(
+        probe,
+        RtlatSharedJitterMonitor,
+        "rtlat_shared_jitter_monitor",
+        []
+    );
     layout!(
         probe,
         RtlatJitterTickResult,

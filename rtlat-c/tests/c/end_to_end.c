@@ -34,7 +34,7 @@ int main(void) {
 
     EXPECT(rtlat_jitter_tick(&servo, t0, &tick) == RTLAT_OK);
     EXPECT(tick.has_interval == 0 && tick.interval_ns == 0 && tick.jitter_ns == 0);
-    EXPECT(tick.overruns == 0);
+    EXPECT(tick.has_lateness == 0 && tick.overruns == 0); /* no deadline yet */
 
     EXPECT(rtlat_jitter_tick(&servo, t0 + 1000000, &tick) == RTLAT_OK);
     EXPECT(tick.has_interval == 1 && tick.interval_ns == 1000000 && tick.jitter_ns == 0);
@@ -62,10 +62,10 @@ int main(void) {
     EXPECT(report.period_ns == 1000000 && report.ticks == 5 && report.has_intervals == 1);
     EXPECT(report.min_interval_ns == 999750 && report.max_interval_ns == 3000300);
     EXPECT(report.max_jitter_ns == 2000300);
-    /* Lateness 0, 0, 150, -100, 200: sum 250 over 5. */
-    EXPECT(report.has_lateness == 1 && report.lateness_count == 5);
+    /* Lateness 0, 150, -100, 200 (the first tick had none): sum 250 over 4. */
+    EXPECT(report.has_lateness == 1 && report.lateness_count == 4);
     EXPECT(report.lateness_min_ns == -100);
-    EXPECT(report.lateness_max_ns == 200 && report.lateness_mean_ns == 50);
+    EXPECT(report.lateness_max_ns == 200 && report.lateness_mean_ns == 62);
     EXPECT(report.last_lateness_ns == 200);
     EXPECT(report.overruns == 2);
 
@@ -75,6 +75,47 @@ int main(void) {
     EXPECT(report.period_ns == 1000000 && report.ticks == 0 && report.overruns == 0);
     EXPECT(report.lateness_count == 0 && report.last_lateness_ns == 0);
     EXPECT(rtlat_jitter_tick(&servo, t0 + 9000000, &tick) == RTLAT_OK && tick.has_interval == 0);
+
+    /* The caller's deadlines, and a loop that catches up after a stall (as LinuxCNC's
+     * threads do): the run due at 2 ms comes at 4 ms + 500 ns, the runs due at 3 and 4 ms
+     * follow back to back, then the schedule goes on. */
+    {
+        rtlat_jitter_monitor loop;
+        static const uint64_t runs[][2] = {
+            {10, 0},           {1000020, 1000000}, {4000500, 2000000},
+            {4000600, 3000000}, {4000700, 4000000}, {5000010, 5000000},
+        };
+        unsigned i;
+        EXPECT(rtlat_jitter_init(&loop, 1000000, 1000000000) == RTLAT_OK);
+        for (i = 0; i < sizeof runs / sizeof runs[0]; i++)
+            EXPECT(rtlat_jitter_tick_at(&loop, t0 + runs[i][0], t0 + runs[i][1], &tick) ==
+                   RTLAT_OK);
+        EXPECT(tick.has_lateness == 1 && tick.lateness_ns == 10);
+        EXPECT(rtlat_jitter_report_and_reset(&loop, &report) == RTLAT_OK);
+        printf("catching up: ticks %llu min %llu max %llu jitter %llu lateness %lld/%lld/%lld "
+               "last %lld (%llu) overruns %llu\n",
+               (unsigned long long)report.ticks, (unsigned long long)report.min_interval_ns,
+               (unsigned long long)report.max_interval_ns,
+               (unsigned long long)report.max_jitter_ns, (long long)report.lateness_min_ns,
+               (long long)report.lateness_mean_ns, (long long)report.lateness_max_ns,
+               (long long)report.last_lateness_ns, (unsigned long long)report.lateness_count,
+               (unsigned long long)report.overruns);
+        EXPECT(report.ticks == 6 && report.lateness_count == 6);
+        EXPECT(report.min_interval_ns == 100 && report.max_interval_ns == 3000480);
+        EXPECT(report.max_jitter_ns == 2000480);
+        /* 10, 20, 2000500, 1000600, 700, 10: never early, as the loop never was. */
+        EXPECT(report.lateness_min_ns == 10 && report.lateness_max_ns == 2000500);
+        EXPECT(report.lateness_mean_ns == 500306 && report.last_lateness_ns == 10);
+        EXPECT(report.overruns == 2);
+        /* The next window: the schedule went on, so its first tick has an interval. */
+        EXPECT(rtlat_jitter_tick_at(&loop, t0 + 6000030, t0 + 6000000, NULL) == RTLAT_OK);
+        EXPECT(rtlat_jitter_get_report(&loop, &report) == RTLAT_OK);
+        EXPECT(report.ticks == 1 && report.has_intervals == 1);
+        EXPECT(report.min_interval_ns == 1000020 && report.last_lateness_ns == 30);
+        EXPECT(rtlat_jitter_report_and_reset(NULL, &report) == RTLAT_ERR_NULL);
+        EXPECT(rtlat_jitter_report_and_reset(&loop, NULL) == RTLAT_ERR_NULL);
+        EXPECT(rtlat_jitter_tick_at(&never_initialised, 0, 0, NULL) == RTLAT_ERR_UNINIT);
+    }
 
     /* A 1 MHz clock: ticks in, ns out. */
     {
