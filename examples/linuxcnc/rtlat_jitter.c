@@ -7,19 +7,19 @@
  *   rtlat-jitter.N.max-interval  s32 out  longest time between two runs, ns
  *   rtlat-jitter.N.min-interval  s32 out  shortest time between two runs, ns
  *   rtlat-jitter.N.interval      s32 out  time since the previous run, ns
- *   rtlat-jitter.N.lateness      s32 out  this run minus its slot on the schedule
- *                                         first run + k * period, ns (negative: early)
- *   rtlat-jitter.N.lateness-min  s32 out  earliest run against the schedule, ns
- *   rtlat-jitter.N.lateness-max  s32 out  latest run against the schedule, ns
+ *   rtlat-jitter.N.lateness      s32 out  this run minus the deadline the thread slept
+ *                                         until (rtapi_task_pll_get_reference()), ns
+ *   rtlat-jitter.N.lateness-min  s32 out  smallest lateness, ns
+ *   rtlat-jitter.N.lateness-max  s32 out  largest lateness, ns
  *   rtlat-jitter.N.ticks         u32 out  runs measured
- *   rtlat-jitter.N.overruns      u32 out  periods missed entirely (no run in its slot)
+ *   rtlat-jitter.N.overruns      u32 out  deadlines already passed when a run came
  *   rtlat-jitter.N.period        s32 out  the thread's period, ns
  *   rtlat-jitter.N.reset         bit in   while TRUE, forget everything; measuring starts
  *                                         again (a new schedule) at the first run after it
  *
- * Interval jitter is what LinuxCNC's latency test and `timedelta` report; lateness and
- * overruns are against the schedule, so a run late by a whole period shows as an overrun
- * rather than as two odd intervals. ns figures beyond the s32 range saturate.
+ * Interval jitter is what LinuxCNC's latency test and `timedelta` report; lateness is
+ * against the thread's own deadlines, exact when LinuxCNC runs missed periods back to back
+ * after a stall. ns figures beyond the s32 range saturate.
  *
  * Module parameter: count=N monitors (default 1), rtlat-jitter.0 ... rtlat-jitter.N-1.
  * Written for rtlat (MIT OR Apache-2.0); uses only LinuxCNC's public HAL/RTAPI headers.
@@ -89,6 +89,9 @@ static void publish(struct instance *in, const rtlat_jitter_report *r,
 /* The realtime function: one tick per run of the thread. */
 static void measure(void *arg, long period) {
     long long now = rtapi_get_time(); /* first, as close to the thread's wake-up as can be */
+    /* The time this run of the thread was due: the deadline it slept until, on the same
+     * clock (CLOCK_MONOTONIC in uspace). */
+    long long deadline = rtapi_task_pll_get_reference();
     struct instance *in = arg;
     rtlat_jitter_monitor *monitor = &monitors[in->index];
     rtlat_jitter_tick_result tick = {0};
@@ -105,7 +108,7 @@ static void measure(void *arg, long period) {
         in->period = period;
         *in->period_pin = saturate_s32(period);
     }
-    if (rtlat_jitter_tick(monitor, (uint64_t)now, &tick) != RTLAT_OK ||
+    if (rtlat_jitter_tick_at(monitor, (uint64_t)now, (uint64_t)deadline, &tick) != RTLAT_OK ||
         rtlat_jitter_get_report(monitor, &report) != RTLAT_OK)
         return;
     publish(in, &report, &tick);

@@ -14,7 +14,8 @@
 #   - structure: rtlat saw the thread's period; its ticks equal the thread's runs as counted
 #     by LinuxCNC's `integ` on the same thread (none lost or doubled);
 #     min-interval <= max-interval; max-jitter = max(max-interval - period,
-#     period - min-interval) on rtlat's own pins; lateness-min <= lateness-max; jitter > 0;
+#     period - min-interval) on rtlat's own pins; 0 <= lateness-min <= lateness-max
+#     (lateness is against the deadline the thread slept until); jitter > 0;
 #   - agreement: rtlat's max-interval, min-interval and max-jitter within TOLERANCE_NS of
 #     timedelta's. Both functions read the clock at their top, one right after the other in
 #     the same run of the same thread, so each of their intervals differs only by how much
@@ -156,6 +157,10 @@ check_thread() {
     local want=$((r_max - period > period - r_min ? r_max - period : period - r_min))
     ((r_jitter == want)) || fail "thread $i: max-jitter $r_jitter, not max(max - period, period - min) = $want"
     ((r_lmin <= r_lmax)) || fail "thread $i: lateness-min $r_lmin > lateness-max $r_lmax"
+    # The deadline is the one the thread slept until (rtapi_task_pll_get_reference()), on
+    # the clock rtapi_get_time() reads: a thread never runs before it, catch-up runs
+    # included, so a negative lateness would mean the wrong deadline or the wrong clock.
+    ((r_lmin >= 0)) || fail "thread $i: a run $((-r_lmin)) ns before its deadline"
     ((r_jitter > 0 && td_jitter > 0)) || fail "thread $i: a jitter of 0 (a frozen clock?)"
 
     local d
