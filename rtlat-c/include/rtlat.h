@@ -2,21 +2,25 @@
  * rtlat.h: the C API of rtlat's jitter monitor (the rtlat-c crate, librtlat_c.a).
  *
  * A jitter monitor measures code that already runs periodically (a servo thread, a timer
- * interrupt): call rtlat_jitter_tick() with the time at the top of each period. It keeps
+ * interrupt): call rtlat_jitter_tick_at() with the time at the top of each period and the
+ * deadline it was due at (or rtlat_jitter_tick() with the time alone). It keeps
  *   - interval jitter, LinuxCNC's definition: max(max_interval - period, period - min_interval);
- *   - lateness against the ideal schedule first + k * period, signed, with periods missed
- *     entirely counted as overruns.
+ *   - lateness: now - deadline, signed, against the caller's deadlines (tick_at) or the
+ *     monitor's own schedule first + k * period (tick), with deadlines already passed when
+ *     a tick comes counted as overruns.
  * Times go in as ticks of the caller's clock (the rate is given once, to rtlat_jitter_init);
  * figures come out in nanoseconds. No allocation, no locks, no system calls: every function
  * is safe to call from a real-time thread or an interrupt handler.
  *
  * The monitor lives in the caller's memory (a static, a component's instance data). One
- * monitor is used by one thread at a time; the caller serialises tick, report and reset.
+ * rtlat_jitter_monitor is used by one thread at a time; the caller serialises tick, report
+ * and reset. rtlat_shared_jitter_monitor (below) is ticked by one writer while any thread
+ * reads it.
  *
  * Every function returns RTLAT_OK (0) or a negative RTLAT_ERR_* code.
  *
  * Hand-written; rtlat-c's tests check every size, offset and constant here against the Rust
- * definitions (src/jitter.rs) by compiling a probe with the C compiler.
+ * definitions (src/jitter.rs, src/shared.rs) by compiling a probe with the C compiler.
  */
 #ifndef RTLAT_H
 #define RTLAT_H
@@ -57,7 +61,7 @@ typedef struct rtlat_jitter_tick_result {
     uint64_t interval_ns;  /* time since the previous tick (0 without has_interval) */
     int64_t jitter_ns;     /* interval - period (0 without has_interval) */
     int64_t lateness_ns;   /* this tick - its deadline (0 without has_lateness) */
-    uint64_t overruns;     /* periods missed entirely before this tick */
+    uint64_t overruns;     /* deadlines this tick found passed, not charged before */
     uint32_t has_interval; /* 0 on the first tick after init or reset, else 1 */
     uint32_t has_lateness; /* 1 when the tick had a deadline to be late against */
 } rtlat_jitter_tick_result;
@@ -75,7 +79,7 @@ typedef struct rtlat_jitter_report {
     int64_t lateness_max_ns;
     int64_t lateness_mean_ns; /* truncated toward zero */
     int64_t last_lateness_ns; /* the latest tick's */
-    uint64_t overruns;        /* periods missed entirely */
+    uint64_t overruns;        /* deadlines already passed when a tick came */
     uint32_t has_intervals;   /* 1 once an interval was measured */
     uint32_t has_lateness;    /* 1 once a lateness was measured (lateness_count > 0) */
 } rtlat_jitter_report;

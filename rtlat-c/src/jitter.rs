@@ -97,7 +97,7 @@ pub struct RtlatJitterTickResult {
     pub jitter_ns: i64,
     /// This tick minus its deadline, ns (0 without `has_lateness`).
     pub lateness_ns: i64,
-    /// Periods missed entirely before this tick.
+    /// Deadlines this tick found already passed that no earlier tick was charged for.
     pub overruns: u64,
     /// 0 on the first tick after init or reset (no interval yet), else 1.
     pub has_interval: u32,
@@ -144,7 +144,7 @@ pub struct RtlatJitterReport {
     pub lateness_mean_ns: i64,
     /// The latest tick's lateness, ns.
     pub last_lateness_ns: i64,
-    /// Periods missed entirely.
+    /// Deadlines already passed when a tick came.
     pub overruns: u64,
     /// 1 once an interval was measured (the interval fields mean something), else 0.
     pub has_intervals: u32,
