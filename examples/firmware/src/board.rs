@@ -3,8 +3,8 @@
 //!
 //! The only `unsafe` of the firmware is here: the two volatile accesses to TIMER0's registers.
 
-use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::SYST;
+use cortex_m::peripheral::syst::SystClkSource;
 
 /// The system clock feeding the core (SysTick) and the APB timers, Hz.
 pub const SYSCLK_HZ: u32 = 25_000_000;

@@ -45,7 +45,11 @@ fn main() -> ! {
     hprintln!(
         "# rtlat firmware: mps2-an386, SysTick every {} cycles, time source {} at {} Hz",
         PERIOD_CYCLES,
-        if cfg!(feature = "dwt-clock") { "DWT CYCCNT" } else { "CMSDK TIMER0" },
+        if cfg!(feature = "dwt-clock") {
+            "DWT CYCCNT"
+        } else {
+            "CMSDK TIMER0"
+        },
         clock::RATE_HZ
     );
     #[cfg(feature = "histogram")]
@@ -107,7 +111,11 @@ fn SysTick() {
 
 /// Ends the QEMU run with a status (semihosting `SYS_EXIT`).
 fn exit(success: bool) -> ! {
-    debug::exit(if success { debug::EXIT_SUCCESS } else { debug::EXIT_FAILURE });
+    debug::exit(if success {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
     loop {
         cortex_m::asm::wfi();
     }

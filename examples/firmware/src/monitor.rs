@@ -8,8 +8,8 @@
 use crate::clock::RATE_HZ;
 use core::num::NonZeroU64;
 use core::sync::atomic::{AtomicI32, Ordering};
-use rtlat_core::jitter::{JitterReport, SharedJitterMonitor};
 use rtlat_core::TickScale;
+use rtlat_core::jitter::{JitterReport, SharedJitterMonitor};
 
 /// The interrupt's period, in time-source ticks.
 pub const PERIOD_TICKS: u32 = RATE_HZ / 1000;
