@@ -1,109 +1,98 @@
-//! A servo thread with the jitter monitor embedded, as LinuxCNC's latency-test reports it:
-//! SCHED_FIFO, memory locked, absolute sleeps through the core's cycle engine. The main thread
-//! prints the servo's figures while it runs, read through a sequence lock: the servo never
-//! waits for it. Needs root; without it says so in one line and exits 1.
+//! A LinuxCNC-style servo thread with the lock-free jitter monitor embedded: SCHED_FIFO,
+//! memory locked, absolute sleeps on the core's periodic schedule (a late run makes the
+//! missed periods run back to back, as LinuxCNC does), each run ticking the monitor with
+//! its own deadline. The main thread prints the window of the last second as cyclictest's
+//! `T:` line and the `J:` interval line; the servo never waits for it. Needs root; without
+//! it says so in one line and exits 1.
 //!
-//! `sudo cargo run --release --example servo_monitor -- [PERIODS [PERIOD_US]]` (default 2000 1000)
+//! `sudo cargo run --release --example servo_monitor -- [LOOPS [INTERVAL_US]]` (default 2000 1000)
 
 use rtlat::exit_status::BAD_INPUT;
-use rtlat_core::{CycleConfig, CycleEngine, DefaultHistogram as Histogram, JitterMonitor, Outcome};
+use rtlat_core::report::{CyclictestLine, JitterLine};
+use rtlat_core::{CycleConfig, DefaultHistogram, Periodic, SharedJitterMonitor};
 use rtlat_linux::{AbsoluteSleep, ClockId, Policy, PosixClock, ThreadSetup, lock_memory};
-use std::sync::atomic::{AtomicU64, Ordering::*, fence};
-use std::{error::Error, fmt::Display, num::NonZeroU64, process::ExitCode};
-use std::{sync::Arc, thread, time::Duration};
+use std::time::{Duration, Instant};
+use std::{error::Error, fmt::Display, num::NonZeroU64, process::ExitCode, sync::Arc, thread};
 
-/// `[ticks, max jitter ns, overruns]` behind a sequence lock: the one writer makes `seq` odd
-/// while it stores, and a reader retries until it sees the same even `seq` before and after.
-#[derive(Default)]
-struct Snapshot {
-    seq: AtomicU64,
-    words: [AtomicU64; 3],
-}
-
-impl Snapshot {
-    fn publish(&self, words: [u64; 3]) {
-        let s = self.seq.load(Relaxed);
-        self.seq.store(s + 1, Relaxed);
-        fence(Release);
-        (0..3).for_each(|i| self.words[i].store(words[i], Relaxed));
-        self.seq.store(s + 2, Release);
-    }
-    fn read(&self) -> [u64; 3] {
-        loop {
-            let before = self.seq.load(Acquire);
-            let words = [0, 1, 2].map(|i| self.words[i].load(Relaxed));
-            fence(Acquire);
-            if before.is_multiple_of(2) && self.seq.load(Relaxed) == before {
-                return words;
-            }
-            std::hint::spin_loop();
-        }
-    }
-}
+type Done = Result<(DefaultHistogram, Duration), Box<dyn Error + Send + Sync>>;
 
 fn main() -> ExitCode {
-    let args: Vec<u64> = Vec::from_iter(
-        std::env::args_os()
-            .skip(1)
-            .map(|a| a.to_string_lossy().into_owned())
-            .map(|a| a.parse().unwrap_or(0)),
-    );
-    let periods = *args.first().unwrap_or(&2000);
-    let period_us = *args.get(1).unwrap_or(&1000);
-    if args.len() > 2 || periods == 0 || !(1..=1_000_000).contains(&period_us) {
-        let given: Vec<String> = std::env::args_os()
-            .skip(1)
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        eprintln!("servo_monitor: bad arguments {given:?}: PERIODS ≥ 1 and 1 ≤ PERIOD_US ≤ 10⁶");
-        return ExitCode::from(BAD_INPUT);
-    }
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let number = |i: usize, default| args.get(i).map_or(Some(default), |a| a.parse().ok());
+    let (loops, interval_us) = match (number(0, 2000), number(1, 1000)) {
+        (Some(l), Some(i)) if args.len() <= 2 && l > 0 && (1..=1_000_000).contains(&i) => (l, i),
+        _ => {
+            eprintln!("servo_monitor: bad arguments {args:?}: LOOPS ≥ 1 and 1 ≤ INTERVAL_US ≤ 10⁶");
+            return ExitCode::from(BAD_INPUT);
+        }
+    };
     // Process-wide, before the servo thread starts, so its stack is locked too.
     if let Err(e) = lock_memory() {
         return fail(e);
     }
-    let period = NonZeroU64::new(period_us * 1_000).expect("checked above");
-    let snapshot = Arc::new(Snapshot::default());
-    let out = Arc::clone(&snapshot);
-    let servo = thread::spawn(move || servo(periods, period, &out));
-    loop {
-        thread::sleep(Duration::from_millis(200));
-        if servo.is_finished() {
-            break;
+    let sleep = AbsoluteSleep::new(ClockId::Monotonic);
+    let config = CycleConfig::new(interval_us * 1000);
+    let schedule = match Periodic::with_policy(PosixClock::monotonic(), sleep, config) {
+        Ok(schedule) => schedule,
+        Err(e) => return fail(e),
+    };
+    // The monitor counts the clock's ticks and converts to ns only when a report is made.
+    let period = NonZeroU64::new(schedule.interval_ticks()).expect("checked by the engine");
+    let monitor = Arc::new(SharedJitterMonitor::with_scale(period, schedule.scale()));
+    let servo = {
+        let monitor = Arc::clone(&monitor);
+        thread::spawn(move || servo(schedule, loops, &monitor))
+    };
+    let (mut ticks, mut overruns, mut max_jitter, mut second) = (0, 0, 0, Instant::now());
+    let mut print = |window: rtlat_core::JitterReport| {
+        println!("{}", CyclictestLine::from_jitter(0, &window));
+        println!("{}", JitterLine::from_report(0, &window));
+        (ticks, overruns) = (ticks + window.ticks, overruns + window.overruns);
+        max_jitter = max_jitter.max(window.max_jitter_ns.unwrap_or(0));
+    };
+    while !servo.is_finished() {
+        thread::sleep(Duration::from_millis(50));
+        if second.elapsed() >= Duration::from_secs(1) {
+            second += Duration::from_secs(1);
+            print(monitor.report_and_reset()); // never makes the servo wait
         }
-        let [ticks, jitter, overruns] = snapshot.read(); // never makes the servo wait
-        println!("live: {ticks} ticks, max jitter {jitter} ns, {overruns} overruns");
     }
-    let (monitor, lateness) = match servo.join().expect("the servo thread does not panic") {
+    let (lateness, worst_tick) = match servo.join().expect("the servo thread does not panic") {
         Ok(done) => done,
         Err(e) => return fail(e),
     };
-    let (r, p) = (monitor.report(), |q| lateness.percentile(q).unwrap_or(0));
-    let (period, ticks, overruns) = (r.period_ns, r.ticks, r.overruns);
+    print(monitor.report_and_reset());
+    let p = |q| lateness.percentile(q).unwrap_or(0);
+    let period = monitor.period_ns();
     println!("servo thread: period {period} ns, {ticks} ticks, {overruns} overruns");
-    let (interval, jitter) = (r.max_interval_ns.unwrap_or(0), r.max_jitter_ns.unwrap_or(0));
-    println!("max interval {interval} ns, max jitter {jitter} ns");
+    println!(
+        "max jitter {max_jitter} ns, worst tick_at {} ns",
+        worst_tick.as_nanos()
+    );
     let (p50, p99, max) = (p(50.0), p(99.0), lateness.max().unwrap_or(0));
     println!("lateness p50 {p50} ns, p99 {p99} ns, max {max} ns");
     ExitCode::SUCCESS
 }
 
-type Done = Result<(JitterMonitor, Histogram), Box<dyn Error + Send + Sync>>;
+type Schedule = Periodic<PosixClock, AbsoluteSleep>;
 
-/// The servo thread: SCHED_FIFO 90, then one monitored wake-up per period.
-fn servo(periods: u64, period: NonZeroU64, out: &Snapshot) -> Done {
+/// The servo thread: SCHED_FIFO 90, one monitored run per period (and, for the summary, a
+/// lateness histogram and the worst `tick_at` time).
+fn servo(mut schedule: Schedule, loops: u64, m: &SharedJitterMonitor) -> Done {
     ThreadSetup::new(Policy::Fifo, 90).apply()?;
-    let (clock, mut config) = (PosixClock::monotonic(), CycleConfig::new(period.get()));
-    config.loops = Some(periods);
-    let mut engine = CycleEngine::new(clock, AbsoluteSleep::new(ClockId::Monotonic), config)?;
-    let (mut monitor, mut lateness) = (JitterMonitor::new(period), Histogram::default());
-    while let Outcome::Sample(s) = engine.step(&mut ())? {
-        // The servo's work would be here; the monitor only needs the time at the top.
-        monitor.tick_into(s.wake_ticks, &mut lateness); // ticks are ns on a POSIX clock
-        let r = monitor.report();
-        out.publish([r.ticks, r.max_jitter_ns.unwrap_or(0), r.overruns]);
+    let (mut lateness, mut worst) = (DefaultHistogram::default(), Duration::ZERO);
+    for _ in 0..loops {
+        let run = schedule.wait()?;
+        // The servo's work would be here; the monitor needs the run's start and deadline.
+        let before = Instant::now();
+        let tick = m.tick_at(run.start_ticks, run.deadline_ticks);
+        worst = worst.max(before.elapsed());
+        lateness.record(schedule.scale().to_ns_signed(tick.lateness.unwrap_or(0)));
     }
-    Ok((monitor, lateness))
+    Ok((lateness, worst))
 }
 
 fn fail(e: impl Display) -> ExitCode {

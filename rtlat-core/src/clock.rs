@@ -6,6 +6,7 @@
 //! backend, by multiply-shift, never by division.
 
 use crate::Error;
+use core::num::NonZeroU64;
 
 /// A monotonic time source counting ticks at a fixed rate.
 pub trait Clock {
@@ -81,6 +82,15 @@ impl TickScale {
                 });
             }
             shift -= 1;
+        }
+    }
+
+    /// The scale for `rate_hz` ticks per second, infallible: usable in a `const`
+    /// (`TickScale::from_hz(NonZeroU64::new(168_000_000).unwrap())`).
+    pub const fn from_hz(rate_hz: NonZeroU64) -> Self {
+        match Self::new(rate_hz.get()) {
+            Ok(scale) => scale,
+            Err(_) => Self::NANOS, // unreachable: the rate is not zero
         }
     }
 

@@ -79,8 +79,8 @@ impl Format for Tick {
     fn format(&self, f: Formatter) {
         write!(
             f,
-            "Tick {{ interval_ns: {}, jitter_ns: {}, lateness_ns: {=i64}, overruns: {=u64} }}",
-            self.interval_ns, self.jitter_ns, self.lateness_ns, self.overruns
+            "Tick {{ interval: {}, jitter: {}, lateness: {}, overruns: {=u64} }}",
+            self.interval, self.jitter, self.lateness, self.overruns
         )
     }
 }
@@ -89,13 +89,14 @@ impl Format for JitterReport {
     fn format(&self, f: Formatter) {
         write!(
             f,
-            "JitterReport {{ period_ns: {=u64}, ticks: {=u64}, min_interval_ns: {}, max_interval_ns: {}, max_jitter_ns: {}, lateness: {}, overruns: {=u64} }}",
+            "JitterReport {{ period_ns: {=u64}, ticks: {=u64}, min_interval_ns: {}, max_interval_ns: {}, max_jitter_ns: {}, lateness: {}, last_lateness_ns: {}, overruns: {=u64} }}",
             self.period_ns,
             self.ticks,
             self.min_interval_ns,
             self.max_interval_ns,
             self.max_jitter_ns,
             self.lateness,
+            self.last_lateness_ns,
             self.overruns
         )
     }

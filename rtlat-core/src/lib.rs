@@ -7,6 +7,7 @@ pub mod clock;
 pub mod cycle;
 mod divider;
 mod error;
+mod extend;
 pub mod histogram;
 pub mod jitter;
 pub mod live;
@@ -27,9 +28,10 @@ pub use cycle::{
 };
 pub use divider::Divider;
 pub use error::Error;
+pub use extend::CounterExtender;
 pub use histogram::{
     Bucket, Counter, DEFAULT_LOG_BUCKETS, DEFAULT_PRECISION, DefaultHistogram, Histogram, Layout,
     Linear, LinearHistogram, LogHistogram, LogLinear, Storage,
 };
-pub use jitter::{JitterMonitor, JitterReport, Tick};
+pub use jitter::{JitterMonitor, JitterReport, JitterSnapshot, SharedJitterMonitor, Tick};
 pub use stats::{Record, Stats, Summary};

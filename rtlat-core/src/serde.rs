@@ -97,13 +97,14 @@ impl Serialize for Sample {
 
 impl Serialize for JitterReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("JitterReport", 7)?;
+        let mut st = s.serialize_struct("JitterReport", 8)?;
         st.serialize_field("period_ns", &self.period_ns)?;
         st.serialize_field("ticks", &self.ticks)?;
         st.serialize_field("min_interval_ns", &self.min_interval_ns)?;
         st.serialize_field("max_interval_ns", &self.max_interval_ns)?;
         st.serialize_field("max_jitter_ns", &self.max_jitter_ns)?;
         st.serialize_field("lateness", &self.lateness)?;
+        st.serialize_field("last_lateness_ns", &self.last_lateness_ns)?;
         st.serialize_field("overruns", &self.overruns)?;
         st.end()
     }

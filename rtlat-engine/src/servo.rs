@@ -214,11 +214,11 @@ impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
     #[inline(always)]
     fn after(&mut self, run: Sample, _: bool, schedule: &CycleEngine<C, T, BackToBack>) -> Flow {
         let tick = self.monitor.tick(self.scale.to_ns(run.wake_ticks));
-        if let Some(interval) = tick.interval_ns {
+        if let Some(interval) = tick.interval {
             self.last_interval = interval;
             self.cumulative_error = self
                 .cumulative_error
-                .saturating_add(tick.jitter_ns.unwrap_or(0));
+                .saturating_add(tick.jitter.unwrap_or(0));
         }
         self.first_lateness.get_or_insert(run.latency_ns);
         self.last_lateness = Some(run.latency_ns);

@@ -109,7 +109,8 @@ impl Task {
         let mut info = empty_info();
         check("rt_task_inquire", call::inquire_self(&mut info))?;
         // The name is a NUL-terminated char array Xenomai filled in (strcpy of the task's).
-        let bytes: Vec<u8> = info.name.iter().map(|&c| c as u8).collect();
+        // c_char is i8 on x86-64 and u8 on aarch64: its byte, either way.
+        let bytes: Vec<u8> = info.name.iter().map(|c| c.to_ne_bytes()[0]).collect();
         let name = CStr::from_bytes_until_nul(&bytes)
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();

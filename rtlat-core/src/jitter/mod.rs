@@ -1,36 +1,56 @@
 //! The jitter monitor: for code that already runs periodically (a servo loop, a timer
-//! interrupt), call [`JitterMonitor::tick`] with the time at the top of each period.
+//! interrupt), call [`JitterMonitor::tick_at`] with the time at the top of each period and
+//! the deadline the code was aiming at, or [`JitterMonitor::tick`] with the time alone.
 //!
 //! It measures two things:
 //! - **interval jitter**, LinuxCNC's definition: each interval between consecutive ticks
 //!   minus the period; the report's max jitter is
 //!   `max(max_interval − period, period − min_interval)`;
-//! - **lateness** against the ideal schedule `first + k·period`, signed, with periods
-//!   missed entirely counted as overruns (the schedule skips them, like the cycle engine).
+//! - **lateness**, signed: each tick minus its deadline. With `tick_at` the deadline is the
+//!   caller's, so the figures are right for a loop that catches up after a stall (runs the
+//!   missed periods back to back, as LinuxCNC and a hardware timer's compare register do) as
+//!   well as for one that skips them. `tick` has no deadline: the first tick fixes the
+//!   schedule `first + k·period` (and has no lateness), and a tick more than a period late
+//!   skips the deadlines already passed, which is only right for a loop that skips them too.
+//!
+//! **Overruns** are deadlines that had already passed when a tick came: a tick more than
+//! `n` periods late counts `n`, once (a loop catching up passes the same deadlines again
+//! and is not charged twice).
+//!
+//! **Ticks in, ns out**: a monitor counts in the ticks of whatever clock the caller reads (a
+//! cycle counter, a 24-bit timer extended by [`CounterExtender`](crate::CounterExtender),
+//! nanoseconds); [`JitterMonitor::with_scale`] takes the period in those ticks and the
+//! [`TickScale`] that turns them into nanoseconds when a report is made, never per tick.
+//! [`JitterMonitor::new`] is the nanosecond case.
+//!
+//! [`SharedJitterMonitor`] is the same monitor for a `static` that an interrupt handler or
+//! a real-time thread ticks while others read it, lock-free.
 
-#[cfg(feature = "critical-section")]
 mod shared;
-#[cfg(feature = "critical-section")]
+mod window;
+
 pub use shared::SharedJitterMonitor;
 
+use crate::clock::TickScale;
 use crate::stats::{Record, Summary};
 use core::num::NonZeroU64;
+use window::{Schedule, Window, advance};
 
-/// What one tick measured.
+/// What one tick measured, in the monitor's clock ticks (nanoseconds for a monitor made
+/// with [`JitterMonitor::new`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tick {
-    /// Time since the previous tick, ns (`None` for the first tick).
-    pub interval_ns: Option<u64>,
-    /// Interval minus period, ns (`None` for the first tick).
-    pub jitter_ns: Option<i64>,
-    /// This tick minus its deadline on the ideal schedule, ns (0 for the first tick).
-    pub lateness_ns: i64,
-    /// Periods missed entirely before this tick.
+    /// Time since the previous tick (`None` for the first tick).
+    pub interval: Option<u64>,
+    /// Interval minus period (`None` for the first tick).
+    pub jitter: Option<i64>,
+    /// This tick minus its deadline (`None` for a first tick without a deadline).
+    pub lateness: Option<i64>,
+    /// Deadlines this tick found already passed that no earlier tick was charged for.
     pub overruns: u64,
 }
 
-/// A summary of everything the monitor saw; `Copy`, so it can leave an interrupt's
-/// critical section by value.
+/// A summary of everything the monitor saw, in nanoseconds; `Copy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JitterReport {
     /// The nominal period, ns.
@@ -43,110 +63,228 @@ pub struct JitterReport {
     pub max_interval_ns: Option<u64>,
     /// `max(max_interval − period, period − min_interval)`, ns: LinuxCNC's "max jitter".
     pub max_jitter_ns: Option<u64>,
-    /// Lateness against the ideal schedule: count, min, max, sum.
+    /// Lateness against the deadlines: count, min, max, sum (ns).
     pub lateness: Summary,
-    /// Periods missed entirely.
+    /// The latest tick's lateness, ns (cyclictest's `Act:`).
+    pub last_lateness_ns: Option<i64>,
+    /// Deadlines already passed when a tick came.
     pub overruns: u64,
 }
 
-/// Measures interval jitter and lateness of a periodic activity. Integer arithmetic only;
-/// one division, on the rare path where a period was missed.
+/// A monitor's figures as counted, in clock ticks: what a reader copies out (cheaply, and
+/// consistently for a [`SharedJitterMonitor`]); [`report`](Self::report) converts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JitterSnapshot {
+    /// The nominal period, ticks.
+    pub period: u64,
+    /// Ticks to nanoseconds.
+    pub scale: TickScale,
+    /// Ticks seen.
+    pub ticks: u64,
+    /// Shortest and longest interval between ticks, ticks.
+    pub interval: Option<(u64, u64)>,
+    /// Ticks with a lateness (every tick but a first [`JitterMonitor::tick`]).
+    pub lateness_count: u64,
+    /// Smallest and largest lateness, ticks.
+    pub lateness: Option<(i64, i64)>,
+    /// Sum of lateness, ticks (wrapping: exact below 2^63 ticks of summed lateness).
+    pub lateness_sum: i64,
+    /// The latest lateness, ticks.
+    pub last_lateness: Option<i64>,
+    /// Deadlines already passed when a tick came.
+    pub overruns: u64,
+}
+
+impl JitterSnapshot {
+    fn of(window: &Window, period: u64, scale: TickScale) -> Self {
+        let late = window.late_count > 0;
+        JitterSnapshot {
+            period,
+            scale,
+            ticks: window.ticks,
+            interval: (window.intervals > 0).then_some((window.min_interval, window.max_interval)),
+            lateness_count: window.late_count,
+            lateness: late.then_some((window.late_min, window.late_max)),
+            lateness_sum: window.late_sum,
+            last_lateness: late.then_some(window.late_last),
+            overruns: window.overruns,
+        }
+    }
+
+    /// The largest interval jitter, ticks: `max(max_interval − period, period − min_interval)`.
+    pub fn max_jitter(&self) -> Option<u64> {
+        let p = self.period;
+        self.interval
+            .map(|(min, max)| max.saturating_sub(p).max(p.saturating_sub(min)))
+    }
+
+    /// The figures in nanoseconds.
+    pub fn report(&self) -> JitterReport {
+        let s = &self.scale;
+        let lateness = match self.lateness {
+            None => Summary::new(),
+            Some((min, max)) => summary_of(
+                self.lateness_count,
+                s.to_ns_signed(min),
+                s.to_ns_signed(max),
+                s.to_ns_signed(self.lateness_sum),
+            ),
+        };
+        JitterReport {
+            period_ns: s.to_ns(self.period),
+            ticks: self.ticks,
+            min_interval_ns: self.interval.map(|(min, _)| s.to_ns(min)),
+            max_interval_ns: self.interval.map(|(_, max)| s.to_ns(max)),
+            max_jitter_ns: self.max_jitter().map(|j| s.to_ns(j)),
+            lateness,
+            last_lateness_ns: self.last_lateness.map(|l| s.to_ns_signed(l)),
+            overruns: self.overruns,
+        }
+    }
+}
+
+/// A [`Summary`] of `count` values with these extremes and (as near as the extremes allow)
+/// this sum, through `Summary`'s public recording API.
+fn summary_of(count: u64, min: i64, max: i64, sum: i64) -> Summary {
+    let mut summary = Summary::new();
+    summary.record_n(min, 1);
+    if count >= 2 {
+        summary.record_n(max, 1);
+        let rest = count - 2;
+        if rest > 0 {
+            let n = i128::from(rest);
+            let sum = (i128::from(sum) - i128::from(min) - i128::from(max))
+                .clamp(n * i128::from(min), n * i128::from(max));
+            // `rest` values whose sum is `sum`: its floor mean, and one more for the remainder.
+            let (mean, extra) = (sum.div_euclid(n), sum.rem_euclid(n) as u64);
+            summary.record_n(mean as i64, rest - extra);
+            summary.record_n(mean as i64 + 1, extra);
+        }
+    }
+    summary
+}
+
+/// Measures interval jitter and lateness of a periodic activity, in clock ticks. Integer
+/// arithmetic only; one division, on the rare path where a tick is more than a period late.
+///
+/// ```
+/// use core::num::NonZeroU64;
+/// use rtlat_core::{JitterMonitor, TickScale};
+///
+/// // A 1 kHz interrupt timed by a 25 MHz counter; the report is in ns.
+/// const SCALE: TickScale = TickScale::from_hz(NonZeroU64::new(25_000_000).unwrap());
+/// let mut servo = JitterMonitor::with_scale(NonZeroU64::new(25_000).unwrap(), SCALE);
+/// for (now, deadline) in [(25_010, 25_000), (50_005, 50_000), (75_040, 75_000)] {
+///     servo.tick_at(now, deadline);
+/// }
+/// let report = servo.report();
+/// assert_eq!(report.lateness.max(), Some(1_600)); // 40 ticks = 1.6 µs
+/// assert_eq!(report.max_jitter_ns, Some(1_400)); // 25 035 − 25 000 ticks
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JitterMonitor {
     period: NonZeroU64,
-    previous: Option<u64>,
-    deadline: u64,
-    ticks: u64,
-    min_interval: u64,
-    max_interval: u64,
-    lateness: Summary,
-    overruns: u64,
+    scale: TickScale,
+    schedule: Schedule,
+    window: Window,
 }
 
 impl JitterMonitor {
-    /// A monitor for activity with period `period_ns`.
+    /// A monitor for activity with period `period_ns`, ticked with nanosecond times.
     pub const fn new(period_ns: NonZeroU64) -> Self {
+        Self::with_scale(period_ns, TickScale::NANOS)
+    }
+
+    /// A monitor ticked with times from a clock of scale `scale`, for activity with period
+    /// `period` in that clock's ticks.
+    pub const fn with_scale(period: NonZeroU64, scale: TickScale) -> Self {
         JitterMonitor {
-            period: period_ns,
-            previous: None,
-            deadline: 0,
-            ticks: 0,
-            min_interval: u64::MAX,
-            max_interval: 0,
-            lateness: Summary::new(),
-            overruns: 0,
+            period,
+            scale,
+            schedule: Schedule::new(),
+            window: Window::new(),
         }
     }
 
-    /// Records a tick at `now_ns` (any monotonic nanosecond clock). The first tick fixes
-    /// the schedule.
+    /// Records a tick at `now` that was due at `deadline` (both in the monitor's ticks):
+    /// the lateness is `now − deadline`, whatever the loop does after a stall.
     #[inline]
-    pub fn tick(&mut self, now_ns: u64) -> Tick {
+    pub fn tick_at(&mut self, now: u64, deadline: u64) -> Tick {
         let period = self.period.get();
-        self.ticks += 1;
-        let Some(previous) = self.previous.replace(now_ns) else {
-            self.deadline = now_ns;
-            self.lateness.record(0);
-            return Tick {
-                interval_ns: None,
-                jitter_ns: None,
-                lateness_ns: 0,
-                overruns: 0,
-            };
-        };
-        let interval = now_ns.saturating_sub(previous);
-        self.min_interval = self.min_interval.min(interval);
-        self.max_interval = self.max_interval.max(interval);
-
-        let mut deadline = self.deadline.saturating_add(period);
-        let mut late = now_ns.wrapping_sub(deadline) as i64;
-        let mut skipped = 0;
-        if late > period as i64 {
-            skipped = (late as u64 - 1) / period;
-            deadline += skipped * period;
-            late -= (skipped * period) as i64;
-            self.overruns += skipped;
-        }
-        self.deadline = deadline;
-        self.lateness.record(late);
-        Tick {
-            interval_ns: Some(interval),
-            jitter_ns: Some(interval as i64 - period as i64),
-            lateness_ns: late,
-            overruns: skipped,
-        }
+        advance(
+            &mut self.schedule,
+            &mut self.window,
+            period,
+            now,
+            Some(deadline),
+        )
     }
 
-    /// Records a tick and feeds its lateness to `recorder` (a histogram, say).
+    /// Records a tick at `now` against the monitor's own schedule: the first tick fixes it
+    /// (and has no lateness); a tick more than a period late skips the deadlines passed.
+    /// For a loop that knows its deadline, [`tick_at`](Self::tick_at) is exact.
     #[inline]
-    pub fn tick_into<R: Record>(&mut self, now_ns: u64, recorder: &mut R) -> Tick {
-        let tick = self.tick(now_ns);
-        recorder.record(tick.lateness_ns);
+    pub fn tick(&mut self, now: u64) -> Tick {
+        let period = self.period.get();
+        advance(&mut self.schedule, &mut self.window, period, now, None)
+    }
+
+    /// Records a tick and feeds its lateness (ticks) to `recorder` (a histogram, say);
+    /// a first tick without lateness records nothing.
+    #[inline]
+    pub fn tick_into<R: Record>(&mut self, now: u64, recorder: &mut R) -> Tick {
+        let tick = self.tick(now);
+        if let Some(late) = tick.lateness {
+            recorder.record(late);
+        }
+        tick
+    }
+
+    /// [`tick_at`](Self::tick_at), and feeds the lateness (ticks) to `recorder`.
+    #[inline]
+    pub fn tick_at_into<R: Record>(&mut self, now: u64, deadline: u64, recorder: &mut R) -> Tick {
+        let tick = self.tick_at(now, deadline);
+        if let Some(late) = tick.lateness {
+            recorder.record(late);
+        }
         tick
     }
 
     /// The nominal period, ns.
     pub const fn period_ns(&self) -> u64 {
-        self.period.get()
+        self.scale.to_ns(self.period.get())
     }
 
-    /// Everything measured so far.
+    /// The nominal period, ticks.
+    pub const fn period(&self) -> NonZeroU64 {
+        self.period
+    }
+
+    /// The tick-to-nanosecond conversion.
+    pub const fn scale(&self) -> TickScale {
+        self.scale
+    }
+
+    /// Everything measured so far (since the start or the last window reset), in ticks.
+    pub fn snapshot(&self) -> JitterSnapshot {
+        JitterSnapshot::of(&self.window, self.period.get(), self.scale)
+    }
+
+    /// Everything measured so far (since the start or the last window reset), in ns.
     pub fn report(&self) -> JitterReport {
-        let seen = self.ticks > 1;
-        let (min, max, period) = (self.min_interval, self.max_interval, self.period.get());
-        JitterReport {
-            period_ns: period,
-            ticks: self.ticks,
-            min_interval_ns: seen.then_some(min),
-            max_interval_ns: seen.then_some(max),
-            max_jitter_ns: seen.then(|| max.saturating_sub(period).max(period.saturating_sub(min))),
-            lateness: self.lateness,
-            overruns: self.overruns,
-        }
+        self.snapshot().report()
+    }
+
+    /// The report of the window that ends here, and a new window: the schedule goes on, so
+    /// the next tick's interval and lateness count in the next window.
+    pub fn report_and_reset(&mut self) -> JitterReport {
+        let report = self.report();
+        self.window = Window::new();
+        report
     }
 
     /// Starts over; the next tick fixes a new schedule.
     pub fn reset(&mut self) {
-        *self = JitterMonitor::new(self.period);
+        *self = JitterMonitor::with_scale(self.period, self.scale);
     }
 }

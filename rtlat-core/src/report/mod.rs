@@ -5,10 +5,14 @@
 //! like cyclictest, or µs with three decimals like Xenomai), so callers never do that
 //! arithmetic.
 
+mod buffer;
 mod cyclictest;
+mod jitter;
 mod micros;
 mod xenomai;
 
+pub use buffer::LineBuffer;
 pub use cyclictest::CyclictestLine;
+pub use jitter::JitterLine;
 pub use micros::Micros3;
 pub use xenomai::XenomaiLine;
