@@ -7,6 +7,8 @@
 #              loop prints the count; no monitor
 #   monitor    default: the jitter monitor ticked in the interrupt, T:/J: report lines
 #   histogram  --features histogram: plus a ±10 ms, 1.6 % lateness histogram and percentiles
+#   plain      --features plain-monitor: the monitor build with the plain JitterMonitor behind a
+#              critical-section mutex instead of the lock-free SharedJitterMonitor
 #
 # Flash = .vector_table + .text + .rodata + .data (its initial values live in flash);
 # RAM = .data + .bss + .uninit (the stack is not counted: cortex-m-rt puts it at the top of RAM).
@@ -80,12 +82,13 @@ isr() {
 build baseline --no-default-features
 build monitor
 build histogram --features histogram
+build plain --features plain-monitor
 
 read -r base_flash base_ram < <(sizes "$out/baseline.elf")
 read -r base_isr _ < <(isr "$out/baseline.elf")
 printf '%-10s %7s %6s %7s %6s   %s\n' build flash RAM +flash +RAM \
   "SysTick instructions: steady (runs at it / runs), longest; +steady vs baseline"
-for name in baseline monitor histogram; do
+for name in baseline monitor histogram plain; do
   read -r flash ram < <(sizes "$out/$name.elf")
   read -r mode at runs max < <(isr "$out/$name.elf")
   printf '%-10s %7d %6d %+7d %+6d   %d (%d/%d), %d; %+d\n' "$name" "$flash" "$ram" \

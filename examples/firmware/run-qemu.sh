@@ -3,9 +3,10 @@
 # bounded in time, then checks what it printed: structure, counts, Min <= Avg <= Max, the jitter
 # formula. Never timing: QEMU does not model it. Exits non-zero on any failure.
 #
-# Three runs:
-#   monitor    the default build: 10 T: and J: lines, then "# end"; QEMU exits 0
+# Four runs:
+#   monitor    the default build: 10 T: and J: lines (cumulative), then "# end"; QEMU exits 0
 #   histogram  --features histogram: the same plus 10 H: lines (lateness percentiles)
+#   plain      --features plain-monitor: the monitor build with the plain JitterMonitor
 #   frozen     --features dwt-clock: time from the DWT cycle counter, which QEMU does not emulate
 #              (CYCCNT reads 0); the firmware must refuse it: an "error:" line and exit status 1
 #
@@ -68,18 +69,18 @@ check_lines() {
       next
     }
     /^J:/ {
-      if ($0 !~ /^J: 0 I:[0-9]+ C: *[0-9]+ MinInterval: *[0-9]+ MaxInterval: *[0-9]+ MaxJitter: *[0-9]+ Overruns: [0-9]+$/) { err("J: line: " $0); next }
+      if ($0 !~ /^J: 0 I:[0-9]+ C: *[0-9]+ MinI: *[0-9]+ MaxI: *[0-9]+ Jitter: *[0-9]+ Overruns: *[0-9]+$/) { err("J: line: " $0); next }
       j++
       line = $0; gsub(/[A-Za-z]+:/, " & ", line); n = split(line, f, " +")
       for (i = 1; i < n; i++) v[f[i]] = f[i + 1]
-      period = v["I:"] + 0; c = v["C:"] + 0; lo = v["MinInterval:"] + 0; hi = v["MaxInterval:"] + 0
-      jitter = v["MaxJitter:"] + 0; overruns = v["Overruns:"] + 0
+      period = v["I:"] * 1000; c = v["C:"] + 0; lo = v["MinI:"] + 0; hi = v["MaxI:"] + 0
+      jitter = v["Jitter:"] + 0; overruns = v["Overruns:"] + 0
       if (j != t) err("J: line " j " does not follow T: line " t)
-      if (period != interval_us * 1000) err("J: I:" period " ns is not T: I:" interval_us " us")
+      if (period != interval_us * 1000) err("J: I:" period / 1000 " differs from T: I:" interval_us)
       if (c != t_c) err("J: C:" c " differs from its T: line C:" t_c " (one report)")
-      if (lo > hi) err("MinInterval " lo " > MaxInterval " hi)
+      if (lo > hi) err("MinI " lo " > MaxI " hi)
       expected = hi - period; if (period - lo > expected) expected = period - lo
-      if (jitter != expected) err("MaxJitter " jitter " != max(MaxInterval - I, I - MinInterval) = " expected)
+      if (jitter != expected) err("Jitter " jitter " != max(MaxI - period, period - MinI) = " expected)
       if (overruns < last_overruns) err("Overruns went down: " last_overruns " then " overruns)
       last_overruns = overruns
       next
@@ -125,6 +126,10 @@ check_lines monitor 0
 run histogram --features histogram
 [ "$status" -eq 0 ] || fail histogram "QEMU exit status $status (124: timed out after ${timeout_s}s)"
 check_lines histogram 1
+
+run plain --features plain-monitor
+[ "$status" -eq 0 ] || fail plain "QEMU exit status $status (124: timed out after ${timeout_s}s)"
+check_lines plain 0
 
 run frozen --features dwt-clock
 [ "$status" -eq 1 ] || fail frozen "QEMU exit status $status, expected 1 (the firmware refusing a frozen clock)"

@@ -2,6 +2,8 @@
 //! clock, SysTick as the periodic interrupt and CMSDK APB TIMER0 as the free-running time source.
 //!
 //! The only `unsafe` of the firmware is here: the two volatile accesses to TIMER0's registers.
+//! (On another board, SysTick and the time source may run at different rates: the deadline
+//! arithmetic in `clock.rs` assumes one clock.)
 
 use cortex_m::peripheral::SYST;
 use cortex_m::peripheral::syst::SystClkSource;
@@ -34,11 +36,22 @@ pub fn start_periodic_interrupt(syst: &mut SYST, period_cycles: u32) {
     syst.enable_counter();
 }
 
-/// TIMER0 as a counter that counts up (TIMER0 itself counts down), wrapping at 2^32.
+/// TIMER0's value: it counts down, wrapping from 0 to 2^32 − 1.
 #[cfg_attr(feature = "dwt-clock", allow(dead_code))]
 #[inline(always)]
-pub fn time_source_ticks() -> u32 {
-    !read_timer0(VALUE)
+pub fn time_source_value() -> u32 {
+    read_timer0(VALUE)
+}
+
+/// Core cycles since SysTick last reached 0 (its latest expiry, when it set the interrupt
+/// pending), for a period of `period_cycles`: SysTick then reloads `period_cycles − 1` and
+/// counts down.
+#[inline(always)]
+pub fn since_periodic_expiry(period_cycles: u32) -> u32 {
+    match SYST::get_current() {
+        0 => 0,
+        current => period_cycles - current,
+    }
 }
 
 fn write_timer0(register: usize, value: u32) {

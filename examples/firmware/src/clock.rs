@@ -1,26 +1,36 @@
-//! The time source the interrupt reads: a wrapping 32-bit counter extended to 64 bits, and the
-//! frozen-clock check.
+//! The time source the interrupt reads, extended to 64 bits by rtlat-core's
+//! [`CounterExtender`], and what the interrupt's deadline was.
 //!
 //! Two sources: CMSDK TIMER0 (the default, emulated by QEMU) and, with the `dwt-clock` feature,
 //! the Cortex-M DWT cycle counter (CYCCNT). **QEMU does not emulate the DWT cycle counter**: under
 //! `qemu-system-arm` CYCCNT reads 0 and never moves. A clock that does not advance between two
-//! timer interrupts is refused (see [`Extended::advance`]); it is never measured silently.
+//! timer interrupts is refused (the SysTick handler checks); it is never measured silently.
 
-/// Ticks per second of the time source.
+use rtlat_core::CounterExtender;
+
+/// Ticks per second of the time source (the MPS2's 25 MHz system clock, which also drives the
+/// core and so SysTick: time-source ticks and core cycles are the same unit here).
 pub const RATE_HZ: u32 = crate::board::SYSCLK_HZ;
 
-/// The raw time source: 32 bits counting up at [`RATE_HZ`], wrapping.
+/// The timer interrupt's period, in time-source ticks (1 ms).
+pub const PERIOD: u32 = RATE_HZ / 1000;
+
+/// The 32-bit time source, extended: read at least once per wrap (171.8 s at 25 MHz), which
+/// the 1 ms interrupt does.
+static TIME: CounterExtender<32> = CounterExtender::new();
+
+/// The time now, in ticks: TIMER0 counts down, so its reading is extended as a down-counter.
 #[cfg(not(feature = "dwt-clock"))]
 #[inline(always)]
-pub fn raw() -> u32 {
-    crate::board::time_source_ticks()
+pub fn now() -> u64 {
+    TIME.extend_down(crate::board::time_source_value())
 }
 
-/// The raw time source: the DWT cycle counter (the core clock on the MPS2 is [`RATE_HZ`]).
+/// The time now, in ticks of the DWT cycle counter (core cycles: [`RATE_HZ`] on the MPS2).
 #[cfg(feature = "dwt-clock")]
 #[inline(always)]
-pub fn raw() -> u32 {
-    cortex_m::peripheral::DWT::cycle_count()
+pub fn now() -> u64 {
+    TIME.extend(cortex_m::peripheral::DWT::cycle_count())
 }
 
 /// Starts the time source.
@@ -33,35 +43,34 @@ pub fn start(dcb: &mut cortex_m::peripheral::DCB, dwt: &mut cortex_m::peripheral
     }
 }
 
-/// A wrapping 32-bit counter extended to 64 bits. Sound while it is read at least once per wrap
-/// (171 s at 25 MHz); the timer interrupt reads it every period.
-pub struct Extended {
-    last: u32,
-    total: u64,
-    primed: bool,
+/// The deadline of the SysTick interrupt being handled: the moment its pending bit was set.
+///
+/// SysTick reloads itself, so its expiries keep their phase: the latest one is
+/// `now − (cycles since SysTick reached 0)`. If the interrupt came more than a period late
+/// (interrupts masked), it was pending since the first expiry after the previous interrupt's:
+/// that is its deadline, and the monitor counts the expiries passed since as overruns. The
+/// earlier of the two is taken, so an interrupt delivered twice for one expiry (QEMU catching
+/// up its timers on a loaded host) is measured against that expiry, not one in the future.
+pub struct Deadlines {
+    latest: Option<u64>,
 }
 
-impl Extended {
-    /// Nothing read yet.
+impl Deadlines {
+    /// No interrupt handled yet.
     pub const fn new() -> Self {
-        Extended {
-            last: 0,
-            total: 0,
-            primed: false,
-        }
+        Deadlines { latest: None }
     }
 
-    /// Takes a new raw reading: the 64-bit time, or `None` if the counter has not moved since
-    /// the previous reading (a frozen clock: a hardware timer read every period always moves).
+    /// The deadline of the interrupt handled at `now`, `since_expiry` ticks after SysTick's
+    /// latest expiry.
     #[inline(always)]
-    pub fn advance(&mut self, raw: u32) -> Option<u64> {
-        let elapsed = raw.wrapping_sub(self.last);
-        self.last = raw;
-        if elapsed == 0 && self.primed {
-            return None;
-        }
-        self.primed = true;
-        self.total += elapsed as u64;
-        Some(self.total)
+    pub fn deadline(&mut self, now: u64, since_expiry: u32) -> u64 {
+        let latest = now.wrapping_sub(since_expiry as u64);
+        let deadline = match self.latest {
+            Some(previous) => previous.wrapping_add(PERIOD as u64).min(latest),
+            None => latest,
+        };
+        self.latest = Some(latest);
+        deadline
     }
 }

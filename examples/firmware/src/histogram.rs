@@ -1,5 +1,6 @@
-//! A histogram of the lateness beside the monitor: log-linear, 2^5 sub-buckets per octave
-//! (percentiles within 2^-6 = 1.6 % of the exact value), covering ±10 ms, with 16-bit counters.
+//! A histogram of the lateness beside the monitor, in time-source ticks (40 ns): log-linear,
+//! 2^5 sub-buckets per octave (percentiles within 2^-6 = 1.6 % of the exact value, exact below
+//! 64 ticks), covering ±10 ms, with 16-bit counters.
 //!
 //! Today's rtlat-core has no `u16` counter and no `const` histogram constructor: the counter is a
 //! local newtype (`Count16`), and the `static` holds an `Option` filled at start-up.
@@ -10,9 +11,9 @@ use rtlat_core::histogram::{Counter, LogHistogram, LogLinear};
 
 /// Sub-bucket precision: 2^5 per octave, a percentile error of at most 1/64 = 1.6 %.
 const PRECISION: u32 = 5;
-/// Counters: 614 magnitude buckets on each side of zero reach past 10 ms (to 10 223 615 ns), plus the
-/// zero bucket and the two guards (underflow, overflow).
-const COUNTERS: usize = 2 * 614 + 1 + 2;
+/// Counters: 445 magnitude buckets on each side of zero reach 253 951 ticks (10.16 ms at
+/// 25 MHz), past 10 ms; plus the zero bucket and the two guards (underflow, overflow).
+const COUNTERS: usize = 2 * 445 + 1 + 2;
 
 /// A 16-bit bucket counter, saturating at 65 535.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -44,7 +45,7 @@ pub fn init() {
     critical_section::with(|cs| *HISTOGRAM.borrow_ref_mut(cs) = histogram);
 }
 
-/// Records one lateness (ns): called from the timer interrupt.
+/// Records one lateness (ticks): called from the timer interrupt.
 #[inline(always)]
 pub fn record(lateness_ns: i64) {
     critical_section::with(|cs| {
@@ -61,13 +62,14 @@ pub fn percentiles() -> Option<(u64, [i64; 4])> {
     let count = copy.count();
     // Rank ⌈count · p⌉ in integer arithmetic (no soft-float on the reader's path either).
     let rank = |per_mille: u64| (count * per_mille).div_ceil(1000).max(1);
+    let ns = |ticks: i64| crate::monitor::SCALE.to_ns_signed(ticks);
     Some((
         count,
         [
-            copy.value_at_rank(rank(500))?,
-            copy.value_at_rank(rank(900))?,
-            copy.value_at_rank(rank(990))?,
-            copy.value_at_rank(rank(999))?,
+            ns(copy.value_at_rank(rank(500))?),
+            ns(copy.value_at_rank(rank(900))?),
+            ns(copy.value_at_rank(rank(990))?),
+            ns(copy.value_at_rank(rank(999))?),
         ],
     ))
 }
