@@ -1,0 +1,36 @@
+//! What the main loop prints over semihosting, one line at a time:
+//!
+//! ```text
+//! T: 0 (    0) P: 0 I:1000 C:    100 Min:    160 Act:     200 Avg:     680 Max:    8040
+//! J: 0 I:1000 C:    100 MinI:   993040 MaxI:  1008120 Jitter:     8120 Overruns:      0
+//! H: 0 C:    100 P50:     520 P90:    1480 P99:    8040 P99.9:    8040
+//! ```
+//!
+//! `T:` is cyclictest's line with `-N` (lateness in ns against each interrupt's deadline; thread
+//! id and priority are 0 on bare metal), `J:` LinuxCNC's interval jitter (ns; `Jitter` =
+//! max(MaxI − period, period − MinI)), both rtlat-core's lines; `H:` the lateness percentiles
+//! (ns) of the `histogram` build (its `C:` is the histogram's own count, taken a moment after
+//! the monitor's: one interrupt more is possible).
+
+use cortex_m_semihosting::hprintln;
+use rtlat_core::jitter::JitterReport;
+use rtlat_core::report::{CyclictestLine, JitterLine};
+
+/// Prints the `T:` and `J:` lines for `report` (and the `H:` line).
+pub fn lines(report: &JitterReport) {
+    let mut line = CyclictestLine::from_jitter(0, report);
+    line.nanoseconds = true;
+    hprintln!("{}", line);
+    hprintln!("{}", JitterLine::from_report(0, report));
+    #[cfg(feature = "histogram")]
+    if let Some((count, [p50, p90, p99, p999])) = crate::histogram::percentiles() {
+        hprintln!(
+            "H: 0 C:{:7} P50:{:8} P90:{:8} P99:{:8} P99.9:{:8}",
+            count,
+            p50,
+            p90,
+            p99,
+            p999
+        );
+    }
+}
