@@ -20,9 +20,10 @@ use rtlat_linux::lock_memory;
 const BUCKETS: usize = 10_000;
 
 fn main() -> ExitCode {
-    let loops: u64 = std::env::args()
+    // args_os: an argument that is not UTF-8 is ignored as any other (the default), not a panic.
+    let loops: u64 = std::env::args_os()
         .nth(1)
-        .and_then(|a| a.parse().ok())
+        .and_then(|a| a.to_str()?.parse().ok())
         .unwrap_or(2_000);
     if let Err(e) = lock_memory() {
         eprintln!("rss_floor: {e}");

@@ -12,9 +12,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let arg = |i: usize, default: u64| {
-        std::env::args()
+        std::env::args_os()
             .nth(i)
-            .map_or(Some(default), |a| a.parse().ok())
+            .map_or(Some(default), |a| a.to_str()?.parse().ok())
     };
     let (Some(seconds @ 1..), Some(period_us @ 1..=1_000_000)) = (arg(1, 3), arg(2, 100)) else {
         eprintln!("xenomai_latency: usage: xenomai_latency [SECONDS ≥ 1 [PERIOD_US 1..10⁶]]");

@@ -134,7 +134,10 @@ fn init_outcome_matches_the_build() {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let filter = args.iter().find(|a| !a.starts_with('-'));
     let selected: Vec<&Case> = CASES
         .iter()
