@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The Xenomai release built.
 pub const VERSION: &str = "3.3.1";
@@ -164,13 +164,16 @@ fn build_once(core: Core) -> Result<PathBuf, String> {
 /// --no-default-features --features xenomai` with `XENO_CONFIG` set, into
 /// `<target dir>/xenomai/rtlat-<core>`; the outer cargo holds its own target dir), built on
 /// first use. Panics with the reason if it cannot be built.
+///
+/// The builds (Xenomai's, then rtlat's) run holding [`super::measuring`], as a measurement
+/// does: two compilers on a small machine would starve the tests that time a run (a stop
+/// signal answered within a bound), so those wait for the build, and the build for them.
+/// Call it before taking that lock yourself.
 pub fn rtlat_on(core: Core) -> PathBuf {
     static BUILT: [OnceLock<Result<PathBuf, String>>; 2] = [OnceLock::new(), OnceLock::new()];
-    // One nested build at a time: both share cargo's package cache.
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let built = BUILT[core as usize].get_or_init(|| {
+        let _measuring = super::measuring();
         let config = installed(core).join("bin/xeno-config");
-        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         build_rtlat(core, &config)
     });
     match built {
