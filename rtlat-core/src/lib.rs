@@ -29,7 +29,8 @@ pub use divider::Divider;
 pub use error::Error;
 pub use histogram::{
     Bucket, Counter, DEFAULT_LOG_BUCKETS, DEFAULT_PRECISION, DefaultHistogram, Histogram, Layout,
-    Linear, LinearHistogram, LogHistogram, LogLinear, Storage,
+    Linear, LinearHistogram, LogHistogram, LogLinear, SmallHistogram, Storage,
+    SymmetricLogHistogram, SymmetricLogLinear,
 };
 pub use jitter::{JitterMonitor, JitterReport, Tick};
 pub use stats::{Record, Stats, Summary};

@@ -35,6 +35,11 @@ impl<R: Record + ?Sized> Record for &mut R {
 /// Exact count, minimum, maximum and sum of recorded values.
 ///
 /// The sum is an `i128`, so it cannot overflow for fewer than 2^64 samples of any `i64`.
+///
+/// The empty summary is all zero bytes (count 0; min and max are read only once a value is
+/// recorded), so a `static` holding one, or a histogram, lands in `.bss`, not in flash. The
+/// first value fixes both extremes on the path that stores a new extreme, so recording costs
+/// no more than with sentinels: a compare per extreme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
     count: u64,
@@ -50,12 +55,12 @@ impl Default for Summary {
 }
 
 impl Summary {
-    /// An empty summary.
+    /// An empty summary: all zero bytes.
     pub const fn new() -> Self {
         Summary {
             count: 0,
-            min: i64::MAX,
-            max: i64::MIN,
+            min: 0,
+            max: 0,
             sum: 0,
         }
     }
@@ -83,8 +88,8 @@ impl Summary {
         }
     }
 
-    /// `(min, max)` without the emptiness check: `(i64::MAX, i64::MIN)` when empty. For a hot
-    /// path that knows a value was recorded.
+    /// `(min, max)` without the emptiness check: `(0, 0)` when empty. For a hot path that
+    /// knows a value was recorded.
     #[inline(always)]
     pub const fn extremes(&self) -> (i64, i64) {
         (self.min, self.max)
@@ -124,18 +129,41 @@ impl Summary {
         if n == 0 {
             return;
         }
-        self.count = self.count.saturating_add(n);
-        self.min = self.min.min(value);
-        self.max = self.max.max(value);
-        self.sum = self.sum.wrapping_add(value as i128 * n as i128);
+        self.merge(&Summary {
+            count: n,
+            min: value,
+            max: value,
+            sum: value as i128 * n as i128,
+        });
     }
 
     /// Adds another summary, as if its values had been recorded here.
     pub fn merge(&mut self, other: &Summary) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            self.min = other.min;
+            self.max = other.max;
+        } else {
+            self.min = self.min.min(other.min);
+            self.max = self.max.max(other.max);
+        }
         self.count = self.count.saturating_add(other.count);
-        self.min = self.min.min(other.min);
-        self.max = self.max.max(other.max);
         self.sum = self.sum.wrapping_add(other.sum);
+    }
+
+    /// Stores `value` as a new minimum or maximum (rare: the recording path only compares).
+    /// The first value recorded is both. `self.count` does not count `value` yet.
+    #[inline(always)]
+    fn new_extreme(&mut self, value: i64) {
+        if self.count == 0 {
+            (self.min, self.max) = (value, value);
+        } else if value < self.min {
+            self.min = value;
+        } else {
+            self.max = value;
+        }
     }
 
     /// Forgets everything recorded.
@@ -147,14 +175,16 @@ impl Summary {
 impl Record for Summary {
     #[inline(always)]
     fn record(&mut self, value: i64) {
-        self.count = self.count.wrapping_add(1);
-        // New extremes are rare: a compare each, and a store only then.
+        // New extremes are rare: a compare each, and a store only then. The empty state holds
+        // (0, 0): a first value other than 0 is a new extreme on one side and sets both; a
+        // first 0 leaves (0, 0), which is right.
         if value < self.min {
-            self.min = value;
+            self.new_extreme(value);
         }
         if value > self.max {
-            self.max = value;
+            self.new_extreme(value);
         }
+        self.count = self.count.wrapping_add(1);
         self.sum = self.sum.wrapping_add(value as i128);
     }
 }

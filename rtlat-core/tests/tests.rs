@@ -4,6 +4,8 @@
 mod sim;
 
 mod cycle_engine;
+mod histogram_presets;
 mod jitter_monitor;
 mod periodic;
 mod report_lines;
+mod static_bss;
