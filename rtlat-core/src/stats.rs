@@ -38,14 +38,17 @@ impl<R: Record + ?Sized> Record for &mut R {
 ///
 /// The empty summary is all zero bytes (count 0; min and max are read only once a value is
 /// recorded), so a `static` holding one, or a histogram, lands in `.bss`, not in flash. The
-/// first value fixes both extremes on the path that stores a new extreme, so recording costs
-/// no more than with sentinels: a compare per extreme.
+/// first value sets both extremes on the path that stores a new extreme, so recording costs
+/// what it did with `i64::MAX`/`i64::MIN` sentinels: a compare per extreme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
     count: u64,
     min: i64,
     max: i64,
     sum: i128,
+    /// Whether `min` and `max` hold recorded values: written and read only when a value
+    /// reaches an extreme, so the recording path never reads it (nor the count).
+    extremes_set: bool,
 }
 
 impl Default for Summary {
@@ -62,6 +65,7 @@ impl Summary {
             min: 0,
             max: 0,
             sum: 0,
+            extremes_set: false,
         }
     }
 
@@ -134,6 +138,7 @@ impl Summary {
             min: value,
             max: value,
             sum: value as i128 * n as i128,
+            extremes_set: true,
         });
     }
 
@@ -142,9 +147,10 @@ impl Summary {
         if other.count == 0 {
             return;
         }
-        if self.count == 0 {
+        if !self.extremes_set {
             self.min = other.min;
             self.max = other.max;
+            self.extremes_set = true;
         } else {
             self.min = self.min.min(other.min);
             self.max = self.max.max(other.max);
@@ -153,17 +159,31 @@ impl Summary {
         self.sum = self.sum.wrapping_add(other.sum);
     }
 
-    /// Stores `value` as a new minimum or maximum (rare: the recording path only compares).
-    /// The first value recorded is both. `self.count` does not count `value` yet.
+    /// Stores `value` as the minimum (rare: the recording path only compares); the first
+    /// value recorded is the maximum too.
     #[inline(always)]
-    fn new_extreme(&mut self, value: i64) {
-        if self.count == 0 {
-            (self.min, self.max) = (value, value);
-        } else if value < self.min {
+    fn new_min(&mut self, value: i64) {
+        if !self.extremes_set {
+            self.first(value);
+        } else {
             self.min = value;
+        }
+    }
+
+    /// Stores `value` as the maximum, as [`Summary::new_min`] does.
+    #[inline(always)]
+    fn new_max(&mut self, value: i64) {
+        if !self.extremes_set {
+            self.first(value);
         } else {
             self.max = value;
         }
+    }
+
+    /// The first value recorded: both extremes.
+    #[cold]
+    fn first(&mut self, value: i64) {
+        (self.min, self.max, self.extremes_set) = (value, value, true);
     }
 
     /// Forgets everything recorded.
@@ -175,16 +195,16 @@ impl Summary {
 impl Record for Summary {
     #[inline(always)]
     fn record(&mut self, value: i64) {
+        self.count = self.count.wrapping_add(1);
         // New extremes are rare: a compare each, and a store only then. The empty state holds
-        // (0, 0): a first value other than 0 is a new extreme on one side and sets both; a
-        // first 0 leaves (0, 0), which is right.
-        if value < self.min {
-            self.new_extreme(value);
+        // (0, 0), so the first value takes one of the two branches (a 0 the first, which also
+        // sees a value equal to the minimum, harmlessly) and sets both extremes.
+        if value <= self.min {
+            self.new_min(value);
         }
         if value > self.max {
-            self.new_extreme(value);
+            self.new_max(value);
         }
-        self.count = self.count.wrapping_add(1);
         self.sum = self.sum.wrapping_add(value as i128);
     }
 }

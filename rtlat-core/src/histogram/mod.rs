@@ -11,7 +11,7 @@
 //! | range | −34.09 s … +34.36 s (2^35 − 1 ns); beyond goes to counted underflow/overflow |
 //! | exact | every value in (−128 ns, 128 ns) |
 //! | percentile error | ≤ 0.78 % of the value (2^−7) |
-//! | size | 15 400 bytes on Cortex-M (thumbv7em), 15 408 on x86-64 (`i128` alignment) |
+//! | size | 15 408 bytes (on Cortex-M and x86-64) |
 //! | per-bucket limit | 4 294 967 295 samples, then the bucket saturates (reported) |
 //!
 //! For longer runs use `u64` counters (`SymmetricLogHistogram<6, 3840, u64>`, 30.8 KiB).
