@@ -71,13 +71,10 @@ pub const SMALL_LOG_BUCKETS: usize = 1231;
 /// Recording is O(1), never allocates and never panics for any `i64`: values outside the
 /// layout land in the underflow or overflow counter.
 #[derive(Debug, Clone, PartialEq)]
-// The summary first, the counters last: a counter at any index then provably lies apart from
-// the summary, so a recording loop keeps the summary in registers.
-#[repr(C)]
 pub struct Histogram<L: Layout, S: Storage> {
-    summary: Summary,
     layout: L,
     counters: S,
+    summary: Summary,
 }
 
 /// A log-linear histogram with `N` counters held inline.
