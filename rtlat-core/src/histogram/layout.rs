@@ -14,6 +14,14 @@ pub trait Layout: Copy + PartialEq + core::fmt::Debug {
     fn bounds(&self, index: usize, len: usize) -> (i64, i64);
     /// Whether the layout fits `len` counters; the error says what does not fit.
     fn check(&self, len: usize) -> Result<(), Error>;
+    /// The counter `value` goes to: `counters[self.index(value, counters.len())]`. A layout
+    /// may compute it another way that shows the compiler its bounds better (so a recording
+    /// loop keeps the histogram's summary in registers); it is the same counter.
+    #[inline(always)]
+    fn counter<'a, C>(&self, value: i64, counters: &'a mut [C]) -> &'a mut C {
+        let index = self.index(value, counters.len());
+        &mut counters[index]
+    }
 }
 
 /// Log-linear buckets over signed values: exact below `2^(P+1)`, then `2^P` equal
@@ -207,6 +215,21 @@ impl<const P: u32> Layout for SymmetricLogLinear<P> {
 
     fn check(&self, len: usize) -> Result<(), Error> {
         self.check_len(len)
+    }
+
+    /// The counter of `index`, found in the counters from the zero bucket up (for a positive
+    /// value) so the compiler sees a clamp to their number last: it then knows the counter lies
+    /// within the array and apart from the summary after it.
+    #[inline(always)]
+    fn counter<'a, C>(&self, value: i64, counters: &'a mut [C]) -> &'a mut C {
+        let zero = counters.len().saturating_sub(1) / 2;
+        if value >= 0 {
+            let from_zero = &mut counters[zero..];
+            let last = from_zero.len().saturating_sub(1);
+            &mut from_zero[(magnitude_index(P, value as u64) as usize).min(last)]
+        } else {
+            &mut counters[zero.saturating_sub(magnitude_index(P, value.unsigned_abs()) as usize)]
+        }
     }
 }
 

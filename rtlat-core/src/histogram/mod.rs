@@ -188,8 +188,7 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
     #[inline(always)]
     pub fn record(&mut self, value: i64) {
         let counters = self.counters.counters_mut();
-        let index = self.layout.index(value, counters.len());
-        counters[index].increment();
+        self.layout.counter(value, counters).increment();
         self.summary.record(value);
     }
 
