@@ -5,7 +5,7 @@
 //! wake-ups 10–20 µs, a log-normal-ish tail to hundreds of µs, rare spikes to ms.
 
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
-use rtlat_core::{DefaultHistogram, Histogram, Linear, Record, Stats};
+use rtlat_core::{DefaultHistogram, Histogram, Linear, Record, SmallHistogram, Stats};
 
 /// Deterministic latencies in ns (xorshift64*; no external RNG so the stream never changes).
 fn latency_stream(n: usize) -> Vec<i64> {
@@ -43,6 +43,15 @@ fn record(c: &mut Criterion) {
         })
     });
 
+    let mut small = SmallHistogram::empty();
+    group.bench_function(BenchmarkId::new("rtlat-core", "small u16 p5"), |b| {
+        b.iter(|| {
+            for &v in black_box(&values) {
+                small.record(v);
+            }
+        })
+    });
+
     let mut counters = vec![0u64; 10_002];
     let mut linear =
         Histogram::with_storage(Linear::new(0, 1000).unwrap(), &mut counters[..]).unwrap();
@@ -73,7 +82,22 @@ fn record(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // Reading p50, p99 and p99.9: one pass over the counters for all three, against three
+    // calls of `percentile` (one pass each).
+    let mut group = c.benchmark_group("percentiles");
+    group.bench_function("one pass, three percentiles", |b| {
+        b.iter(|| black_box(&rtlat).percentiles([50.0, 99.0, 99.9]))
+    });
+    group.bench_function("three percentile calls", |b| {
+        b.iter(|| {
+            let h = black_box(&rtlat);
+            [h.percentile(50.0), h.percentile(99.0), h.percentile(99.9)]
+        })
+    });
+    group.finish();
     black_box((
+        small.count(),
         rtlat.count(),
         linear.count(),
         stats.summary().count(),

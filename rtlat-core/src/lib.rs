@@ -31,7 +31,8 @@ pub use error::Error;
 pub use extend::CounterExtender;
 pub use histogram::{
     Bucket, Counter, DEFAULT_LOG_BUCKETS, DEFAULT_PRECISION, DefaultHistogram, Histogram, Layout,
-    Linear, LinearHistogram, LogHistogram, LogLinear, Storage,
+    Linear, LinearHistogram, LogHistogram, LogLinear, SmallHistogram, Storage,
+    SymmetricLogHistogram, SymmetricLogLinear,
 };
 pub use jitter::{JitterMonitor, JitterReport, JitterSnapshot, SharedJitterMonitor, Tick};
 pub use stats::{Record, Stats, Summary};

@@ -4,7 +4,7 @@
 
 use crate::Histogram;
 use crate::cycle::Sample;
-use crate::histogram::{Bucket, Layout, Linear, LogLinear, Storage};
+use crate::histogram::{Bucket, Layout, Linear, LogLinear, Storage, SymmetricLogLinear};
 use crate::jitter::JitterReport;
 use crate::stats::{Stats, Summary};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
@@ -73,15 +73,34 @@ impl<L: Layout, S: Storage> Serialize for NonEmpty<'_, L, S> {
 
 impl<L: Layout + Serialize, S: Storage> Serialize for Histogram<L, S> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let mut st = s.serialize_struct("Histogram", 6)?;
-        st.serialize_field("layout", self.layout())?;
-        st.serialize_field("buckets_total", &self.bucket_count())?;
-        st.serialize_field("summary", self.summary())?;
-        st.serialize_field("underflow", &self.underflow())?;
-        st.serialize_field("overflow", &self.overflow())?;
-        st.serialize_field("buckets", &NonEmpty(self))?;
-        st.end()
+        serialize_histogram(self, self.layout(), s)
     }
+}
+
+/// A [`SymmetricLogLinear`] layout has no zero index of its own (value 0 sits in the middle of
+/// the histogram's counters): a histogram over it serializes as over the [`LogLinear`] layout
+/// it equals, so the JSON is the same either way.
+impl<const P: u32, S: Storage> Serialize for Histogram<SymmetricLogLinear<P>, S> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let layout = self.layout().at(self.bucket_count() + 2);
+        serialize_histogram(self, &layout, s)
+    }
+}
+
+/// A histogram's fields, with `layout` as the layout that describes it.
+fn serialize_histogram<L: Layout, S: Storage, Z: Serializer>(
+    h: &Histogram<L, S>,
+    layout: &impl Serialize,
+    s: Z,
+) -> Result<Z::Ok, Z::Error> {
+    let mut st = s.serialize_struct("Histogram", 6)?;
+    st.serialize_field("layout", layout)?;
+    st.serialize_field("buckets_total", &h.bucket_count())?;
+    st.serialize_field("summary", h.summary())?;
+    st.serialize_field("underflow", &h.underflow())?;
+    st.serialize_field("overflow", &h.overflow())?;
+    st.serialize_field("buckets", &NonEmpty(h))?;
+    st.end()
 }
 
 impl Serialize for Sample {
@@ -123,6 +142,10 @@ mod tests {
         let json = serde_json::to_value(&h).unwrap();
         assert_eq!(json["layout"]["kind"], "log-linear");
         assert_eq!(json["layout"]["precision"], 6);
+        assert_eq!(
+            json["layout"]["zero"], 1919,
+            "the symmetric layout's zero index"
+        );
         assert_eq!(json["summary"]["count"], 4);
         assert_eq!(json["summary"]["min"], -3);
         assert_eq!(json["buckets"].as_array().unwrap().len(), 3);
@@ -134,5 +157,12 @@ mod tests {
             json["buckets"][2],
             serde_json::json!({"low": 1000, "high": 1007, "count": 1})
         );
+        // The same as the explicit layout it equals.
+        let mut explicit =
+            crate::LogHistogram::<6, 3840, u32>::new(crate::LogLinear::symmetric(3840)).unwrap();
+        for v in [5, 5, 1000, -3] {
+            explicit.record(v);
+        }
+        assert_eq!(serde_json::to_value(&explicit).unwrap(), json);
     }
 }

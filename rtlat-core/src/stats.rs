@@ -35,12 +35,20 @@ impl<R: Record + ?Sized> Record for &mut R {
 /// Exact count, minimum, maximum and sum of recorded values.
 ///
 /// The sum is an `i128`, so it cannot overflow for fewer than 2^64 samples of any `i64`.
+///
+/// The empty summary is all zero bytes (count 0; min and max are read only once a value is
+/// recorded), so a `static` holding one, or a histogram, lands in `.bss`, not in flash. The
+/// first value sets both extremes on the path that stores a new extreme, so recording costs
+/// what it did with `i64::MAX`/`i64::MIN` sentinels: a compare per extreme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
     count: u64,
     min: i64,
     max: i64,
     sum: i128,
+    /// Whether `min` and `max` hold recorded values: written and read only when a value
+    /// reaches an extreme, so the recording path never reads it (nor the count).
+    extremes_set: bool,
 }
 
 impl Default for Summary {
@@ -50,13 +58,14 @@ impl Default for Summary {
 }
 
 impl Summary {
-    /// An empty summary.
+    /// An empty summary: all zero bytes.
     pub const fn new() -> Self {
         Summary {
             count: 0,
-            min: i64::MAX,
-            max: i64::MIN,
+            min: 0,
+            max: 0,
             sum: 0,
+            extremes_set: false,
         }
     }
 
@@ -83,8 +92,8 @@ impl Summary {
         }
     }
 
-    /// `(min, max)` without the emptiness check: `(i64::MAX, i64::MIN)` when empty. For a hot
-    /// path that knows a value was recorded.
+    /// `(min, max)` without the emptiness check: `(0, 0)` when empty. For a hot path that
+    /// knows a value was recorded.
     #[inline(always)]
     pub const fn extremes(&self) -> (i64, i64) {
         (self.min, self.max)
@@ -124,18 +133,57 @@ impl Summary {
         if n == 0 {
             return;
         }
-        self.count = self.count.saturating_add(n);
-        self.min = self.min.min(value);
-        self.max = self.max.max(value);
-        self.sum = self.sum.wrapping_add(value as i128 * n as i128);
+        self.merge(&Summary {
+            count: n,
+            min: value,
+            max: value,
+            sum: value as i128 * n as i128,
+            extremes_set: true,
+        });
     }
 
     /// Adds another summary, as if its values had been recorded here.
     pub fn merge(&mut self, other: &Summary) {
+        if other.count == 0 {
+            return;
+        }
+        if !self.extremes_set {
+            self.min = other.min;
+            self.max = other.max;
+            self.extremes_set = true;
+        } else {
+            self.min = self.min.min(other.min);
+            self.max = self.max.max(other.max);
+        }
         self.count = self.count.saturating_add(other.count);
-        self.min = self.min.min(other.min);
-        self.max = self.max.max(other.max);
         self.sum = self.sum.wrapping_add(other.sum);
+    }
+
+    /// Stores `value` as the minimum (rare: the recording path only compares); the first
+    /// value recorded is the maximum too.
+    #[inline(always)]
+    fn new_min(&mut self, value: i64) {
+        if !self.extremes_set {
+            self.first(value);
+        } else {
+            self.min = value;
+        }
+    }
+
+    /// Stores `value` as the maximum, as [`Summary::new_min`] does.
+    #[inline(always)]
+    fn new_max(&mut self, value: i64) {
+        if !self.extremes_set {
+            self.first(value);
+        } else {
+            self.max = value;
+        }
+    }
+
+    /// The first value recorded: both extremes.
+    #[cold]
+    fn first(&mut self, value: i64) {
+        (self.min, self.max, self.extremes_set) = (value, value, true);
     }
 
     /// Forgets everything recorded.
@@ -148,12 +196,14 @@ impl Record for Summary {
     #[inline(always)]
     fn record(&mut self, value: i64) {
         self.count = self.count.wrapping_add(1);
-        // New extremes are rare: a compare each, and a store only then.
-        if value < self.min {
-            self.min = value;
+        // New extremes are rare: a compare each, and a store only then. The empty state holds
+        // (0, 0), so the first value takes one of the two branches (a 0 the first, which also
+        // sees a value equal to the minimum, harmlessly) and sets both extremes.
+        if value <= self.min {
+            self.new_min(value);
         }
         if value > self.max {
-            self.max = value;
+            self.new_max(value);
         }
         self.sum = self.sum.wrapping_add(value as i128);
     }

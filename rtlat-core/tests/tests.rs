@@ -5,9 +5,11 @@ mod sim;
 
 mod counter_extender;
 mod cycle_engine;
+mod histogram_presets;
 mod jitter_monitor;
 mod jitter_schedule;
 mod monitor_lines;
 mod periodic;
 mod report_lines;
 mod shared_monitor;
+mod static_bss;

@@ -14,6 +14,14 @@ pub trait Layout: Copy + PartialEq + core::fmt::Debug {
     fn bounds(&self, index: usize, len: usize) -> (i64, i64);
     /// Whether the layout fits `len` counters; the error says what does not fit.
     fn check(&self, len: usize) -> Result<(), Error>;
+    /// The counter `value` goes to: `counters[self.index(value, counters.len())]`. A layout
+    /// may compute it another way that shows the compiler its bounds better (so a recording
+    /// loop keeps the histogram's summary in registers); it is the same counter.
+    #[inline(always)]
+    fn counter<'a, C>(&self, value: i64, counters: &'a mut [C]) -> &'a mut C {
+        let index = self.index(value, counters.len());
+        &mut counters[index]
+    }
 }
 
 /// Log-linear buckets over signed values: exact below `2^(P+1)`, then `2^P` equal
@@ -58,17 +66,41 @@ impl<const P: u32> LogLinear<P> {
     }
 
     /// Bound on the relative error of a percentile, `1 / 2^(P+1)`.
-    pub fn relative_error(&self) -> f64 {
+    pub const fn relative_error(&self) -> f64 {
         1.0 / (1u64 << (P + 1)) as f64
     }
 
     /// Index of magnitude `m` counted from `zero`: the identity below `2^P`.
     #[inline(always)]
     const fn magnitude_index(m: u64) -> u64 {
-        // Or-ing in 2^P makes the exponent at least P, so small values shift by 0.
-        let exponent = 63 - (m | (1 << P)).leading_zeros();
-        let shift = exponent - P;
-        ((shift as u64) << P) + (m >> shift)
+        magnitude_index(P, m)
+    }
+
+    /// Whether the layout fits `len` counters, as [`Layout::check`], usable in a `const`.
+    pub const fn check_len(&self, len: usize) -> Result<(), Error> {
+        if P > MAX_PRECISION {
+            return Err(Error::InvalidLayout("precision must be 0..=20 bits"));
+        }
+        if len < 3 {
+            return Err(Error::InvalidLayout(
+                "needs at least 3 counters (underflow, one bucket, overflow)",
+            ));
+        }
+        if self.zero == 0 || self.zero > len - 2 {
+            return Err(Error::InvalidLayout(
+                "the zero bucket must lie in 1..=len-2",
+            ));
+        }
+        let positive = (len - 2 - self.zero) as u64;
+        let negative = (self.zero - 1) as u64;
+        if positive > Self::magnitude_index(i64::MAX as u64)
+            || negative > Self::magnitude_index(1 << 63)
+        {
+            return Err(Error::InvalidLayout(
+                "more buckets than the i64 range needs at this precision",
+            ));
+        }
+        Ok(())
     }
 
     /// Inclusive magnitude bounds of magnitude index `j`, in `u128` so nothing overflows.
@@ -119,29 +151,139 @@ impl<const P: u32> Layout for LogLinear<P> {
     }
 
     fn check(&self, len: usize) -> Result<(), Error> {
-        if P > MAX_PRECISION {
-            return Err(Error::InvalidLayout("precision must be 0..=20 bits"));
+        self.check_len(len)
+    }
+}
+
+/// Index of magnitude `m` at precision `p`, counted from the zero bucket: the identity below
+/// `2^(p+1)`, then `2^p` buckets per power of two.
+#[inline(always)]
+const fn magnitude_index(p: u32, m: u64) -> u64 {
+    // Or-ing in 2^p makes the exponent at least p, so small values shift by 0.
+    let exponent = 63 - (m | (1 << p)).leading_zeros();
+    let shift = exponent - p;
+    ((shift as u64) << p) + (m >> shift)
+}
+
+/// [`LogLinear`] with value 0 in the middle of however many counters the histogram has, as
+/// [`LogLinear::symmetric`] places it. It has no field: a histogram over it is all zero bytes
+/// when empty, so a `static` one lands in `.bss` (RAM only) instead of `.data` (RAM and a copy
+/// in flash), and the hot path adds a constant instead of loading the zero index.
+///
+/// It maps every value exactly as `LogLinear::<P>::symmetric(len)` does, and reports (JSON,
+/// [`SymmetricLogLinear::at`]) as that layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SymmetricLogLinear<const P: u32>;
+
+impl<const P: u32> SymmetricLogLinear<P> {
+    /// The layout (it has no parameters but `P`).
+    pub const fn new() -> Self {
+        SymmetricLogLinear
+    }
+
+    /// The equivalent [`LogLinear`] layout over `len` counters.
+    #[inline(always)]
+    pub const fn at(&self, len: usize) -> LogLinear<P> {
+        LogLinear::symmetric(len)
+    }
+
+    /// Sub-buckets per octave, as a power of two.
+    pub const fn precision(&self) -> u32 {
+        P
+    }
+
+    /// Bound on the relative error of a percentile, `1 / 2^(P+1)`.
+    pub const fn relative_error(&self) -> f64 {
+        1.0 / (1u64 << (P + 1)) as f64
+    }
+
+    /// Whether the layout fits `len` counters, as [`Layout::check`], usable in a `const`.
+    pub const fn check_len(&self, len: usize) -> Result<(), Error> {
+        self.at(len).check_len(len)
+    }
+}
+
+impl<const P: u32> Layout for SymmetricLogLinear<P> {
+    #[inline(always)]
+    fn index(&self, value: i64, len: usize) -> usize {
+        self.at(len).index(value, len)
+    }
+
+    fn bounds(&self, index: usize, len: usize) -> (i64, i64) {
+        self.at(len).bounds(index, len)
+    }
+
+    fn check(&self, len: usize) -> Result<(), Error> {
+        self.check_len(len)
+    }
+
+    /// The counter of `index`, found in the counters from the zero bucket up (for a positive
+    /// value) so the compiler sees a clamp to their number last: it then knows the counter lies
+    /// within the array and apart from the summary after it.
+    #[inline(always)]
+    fn counter<'a, C>(&self, value: i64, counters: &'a mut [C]) -> &'a mut C {
+        let zero = counters.len().saturating_sub(1) / 2;
+        if value >= 0 {
+            let from_zero = &mut counters[zero..];
+            let last = from_zero.len().saturating_sub(1);
+            &mut from_zero[(magnitude_index(P, value as u64) as usize).min(last)]
+        } else {
+            &mut counters[zero.saturating_sub(magnitude_index(P, value.unsigned_abs()) as usize)]
         }
-        if len < 3 {
-            return Err(Error::InvalidLayout(
-                "needs at least 3 counters (underflow, one bucket, overflow)",
-            ));
+    }
+}
+
+/// The precision and number of counters of a symmetric log-linear histogram sized by
+/// [`log_linear_size`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogLinearSize {
+    /// The precision `P` (sub-buckets per octave, as a power of two).
+    pub precision: u32,
+    /// The number of counters `N`, underflow and overflow included.
+    pub counters: usize,
+}
+
+/// The smallest precision whose percentile error bound, `2^-(P+1)`, is at most
+/// `max_error_ppm` parts per million (30 000 for 3 %). Panics (at compile time, in a `const`)
+/// below 1 ppm, which would need more than the largest precision, 20.
+pub const fn log_linear_precision(max_error_ppm: u32) -> u32 {
+    let mut p = 0;
+    while p <= MAX_PRECISION {
+        // 2^-(p+1) <= ppm / 10^6  <=>  10^6 <= ppm * 2^(p+1)
+        if 1_000_000 <= (max_error_ppm as u64) << (p + 1) {
+            return p;
         }
-        if self.zero == 0 || self.zero > len - 2 {
-            return Err(Error::InvalidLayout(
-                "the zero bucket must lie in 1..=len-2",
-            ));
-        }
-        let positive = (len - 2 - self.zero) as u64;
-        let negative = (self.zero - 1) as u64;
-        if positive > Self::magnitude_index(i64::MAX as u64)
-            || negative > Self::magnitude_index(1 << 63)
-        {
-            return Err(Error::InvalidLayout(
-                "more buckets than the i64 range needs at this precision",
-            ));
-        }
-        Ok(())
+        p += 1;
+    }
+    panic!("an error bound below 1 ppm needs a precision above 20")
+}
+
+/// Counters a symmetric log-linear histogram of precision `precision` needs so that every
+/// value in `-range_ns ..= range_ns` lands in a bucket (not in underflow or overflow): twice
+/// the buckets one side needs, the zero bucket and the two guards.
+pub const fn log_linear_counters(precision: u32, range_ns: u64) -> usize {
+    assert!(precision <= MAX_PRECISION, "precision must be 0..=20 bits");
+    2 * magnitude_index(precision, range_ns) as usize + 3
+}
+
+/// Sizes a symmetric log-linear histogram ([`SymmetricLogLinear`]) for values in
+/// `-range_ns ..= range_ns` with a percentile error of at most `max_error_ppm` parts per
+/// million: both results are usable as const generics.
+///
+/// ```
+/// use rtlat_core::histogram::{log_linear_size, LogLinearSize, SymmetricLogHistogram};
+///
+/// // ±10 ms at ≤ 3 %: precision 5 (1.56 %), 1231 counters.
+/// const SIZE: LogLinearSize = log_linear_size(10_000_000, 30_000);
+/// type Loop = SymmetricLogHistogram<{ SIZE.precision }, { SIZE.counters }, u16>;
+/// static _H: Loop = Loop::empty();
+/// assert_eq!(SIZE, LogLinearSize { precision: 5, counters: 1231 });
+/// ```
+pub const fn log_linear_size(range_ns: u64, max_error_ppm: u32) -> LogLinearSize {
+    let precision = log_linear_precision(max_error_ppm);
+    LogLinearSize {
+        precision,
+        counters: log_linear_counters(precision, range_ns),
     }
 }
 
@@ -226,6 +368,13 @@ impl Layout for Linear {
     }
 
     fn check(&self, len: usize) -> Result<(), Error> {
+        self.check_len(len)
+    }
+}
+
+impl Linear {
+    /// Whether the layout fits `len` counters, as [`Layout::check`], usable in a `const`.
+    pub const fn check_len(&self, len: usize) -> Result<(), Error> {
         if len < 3 {
             return Err(Error::InvalidLayout(
                 "needs at least 3 counters (underflow, one bucket, overflow)",

@@ -11,16 +11,47 @@
 //! | range | −34.09 s … +34.36 s (2^35 − 1 ns); beyond goes to counted underflow/overflow |
 //! | exact | every value in (−128 ns, 128 ns) |
 //! | percentile error | ≤ 0.78 % of the value (2^−7) |
-//! | size | 15 408 bytes on Cortex-M (thumbv7em), 15 424 on x86-64 (`i128` alignment) |
+//! | size | 15 408 bytes (on Cortex-M and x86-64) |
 //! | per-bucket limit | 4 294 967 295 samples, then the bucket saturates (reported) |
 //!
-//! For longer runs use `u64` counters (`LogHistogram<6, 3840, u64>`, 30.8 KiB).
+//! For longer runs use `u64` counters (`SymmetricLogHistogram<6, 3840, u64>`, 30.8 KiB).
+//!
+//! # Small MCUs
+//!
+//! [`SmallHistogram`] covers ±10 ms at ≤ 1.56 % error (precision 5) in [`SMALL_LOG_BUCKETS`]
+//! = 1231 `u16` counters: 2.5 KiB of RAM. A `u16` bucket saturates at 65 535 values (65 s of
+//! a 1 kHz loop that always lands in one bucket; [`Histogram::is_saturated`] says so), so read
+//! and reset it per window, or use `u32` counters (4.9 KiB). Other ranges and error bounds:
+//! [`log_linear_size`] computes precision and counter count as constants.
+//!
+//! # Statics
+//!
+//! [`Histogram::empty`] is a `const fn` and an empty histogram over [`SymmetricLogLinear`]
+//! is all zero bytes, so a `static` histogram costs RAM (`.bss`) and no flash:
+//!
+//! ```
+//! use core::cell::RefCell;
+//! use critical_section::Mutex;
+//! use rtlat_core::SmallHistogram;
+//!
+//! static LATENCY: Mutex<RefCell<SmallHistogram>> = Mutex::new(RefCell::new(SmallHistogram::empty()));
+//!
+//! // In the interrupt: record.
+//! critical_section::with(|cs| LATENCY.borrow_ref_mut(cs).record(12_500));
+//! // In the main loop: copy (a short critical section), then compute outside it, one pass.
+//! let snapshot = critical_section::with(|cs| LATENCY.borrow_ref(cs).clone());
+//! let [p50, p99, p999] = snapshot.percentiles([50.0, 99.0, 99.9]);
+//! assert_eq!(p50, Some(12_500));
+//! ```
 
 mod counter;
 mod layout;
 
 pub use counter::{Counter, Storage};
-pub use layout::{Layout, Linear, LogLinear};
+pub use layout::{
+    Layout, Linear, LogLinear, LogLinearSize, SymmetricLogLinear, log_linear_counters,
+    log_linear_precision, log_linear_size,
+};
 
 use crate::Error;
 use crate::stats::{Record, Summary};
@@ -29,6 +60,10 @@ use crate::stats::{Record, Summary};
 pub const DEFAULT_PRECISION: u32 = 6;
 /// Counters of the default layout (underflow and overflow included).
 pub const DEFAULT_LOG_BUCKETS: usize = 3840;
+/// Sub-bucket precision of the small-MCU preset: 2^5 = 32 per octave, ≤ 1.56 % error.
+pub const SMALL_PRECISION: u32 = 5;
+/// Counters of the small-MCU preset: ±10 ms in buckets (`log_linear_counters(5, 10_000_000)`).
+pub const SMALL_LOG_BUCKETS: usize = 1231;
 
 /// A histogram of signed `i64` values (nanoseconds, by convention) with layout `L` over
 /// counters `S`, plus the exact count, min, max and sum.
@@ -44,10 +79,17 @@ pub struct Histogram<L: Layout, S: Storage> {
 
 /// A log-linear histogram with `N` counters held inline.
 pub type LogHistogram<const P: u32, const N: usize, C = u32> = Histogram<LogLinear<P>, [C; N]>;
+/// A log-linear histogram with `N` counters held inline and value 0 in their middle: all
+/// zero bytes when empty ([`Histogram::empty`], a `const fn`).
+pub type SymmetricLogHistogram<const P: u32, const N: usize, C = u32> =
+    Histogram<SymmetricLogLinear<P>, [C; N]>;
 /// A linear histogram with `N` counters held inline.
 pub type LinearHistogram<const N: usize, C = u32> = Histogram<Linear, [C; N]>;
 /// The default layout: see the [module documentation](self).
-pub type DefaultHistogram = LogHistogram<DEFAULT_PRECISION, DEFAULT_LOG_BUCKETS, u32>;
+pub type DefaultHistogram = SymmetricLogHistogram<DEFAULT_PRECISION, DEFAULT_LOG_BUCKETS, u32>;
+/// The small-MCU preset: ±10 ms at ≤ 1.56 % error in 2.5 KiB; see the
+/// [module documentation](self#small-mcus).
+pub type SmallHistogram = SymmetricLogHistogram<SMALL_PRECISION, SMALL_LOG_BUCKETS, u16>;
 
 /// One bucket: the inclusive range of values it holds and how many were recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,14 +114,60 @@ impl<L: Layout, C: Counter, const N: usize> Histogram<L, [C; N]> {
     }
 }
 
-impl Default for DefaultHistogram {
-    fn default() -> Self {
-        let layout = LogLinear::symmetric(DEFAULT_LOG_BUCKETS);
+impl<const P: u32, C: Counter, const N: usize> Histogram<SymmetricLogLinear<P>, [C; N]> {
+    /// An empty histogram, usable in a `const` or `static`: all zero bytes, so a `static` lands
+    /// in `.bss`. A precision and counter count that do not fit fail to compile.
+    pub const fn empty() -> Self {
+        const {
+            assert!(
+                SymmetricLogLinear::<P>::new().check_len(N).is_ok(),
+                "this precision does not fit this many counters (see LogLinear::check_len)"
+            )
+        };
         Histogram {
-            layout,
-            counters: [0; DEFAULT_LOG_BUCKETS],
+            layout: SymmetricLogLinear::new(),
+            counters: [C::ZERO; N],
             summary: Summary::new(),
         }
+    }
+}
+
+impl<const P: u32, C: Counter, const N: usize> Default
+    for Histogram<SymmetricLogLinear<P>, [C; N]>
+{
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl<const P: u32, C: Counter, const N: usize> Histogram<LogLinear<P>, [C; N]> {
+    /// An empty histogram, usable in a `const` or `static`; error if `layout` does not fit
+    /// `N` counters. (Its layout field is not zero, so a `static` lands in `.data`: for `.bss`
+    /// use [`SymmetricLogHistogram`].)
+    pub const fn new_const(layout: LogLinear<P>) -> Result<Self, Error> {
+        if let Err(e) = layout.check_len(N) {
+            return Err(e);
+        }
+        Ok(Histogram {
+            layout,
+            counters: [C::ZERO; N],
+            summary: Summary::new(),
+        })
+    }
+}
+
+impl<C: Counter, const N: usize> Histogram<Linear, [C; N]> {
+    /// An empty histogram, usable in a `const` or `static`; error if `layout` does not fit
+    /// `N` counters.
+    pub const fn new_const(layout: Linear) -> Result<Self, Error> {
+        if let Err(e) = layout.check_len(N) {
+            return Err(e);
+        }
+        Ok(Histogram {
+            layout,
+            counters: [C::ZERO; N],
+            summary: Summary::new(),
+        })
     }
 }
 
@@ -100,8 +188,7 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
     #[inline(always)]
     pub fn record(&mut self, value: i64) {
         let counters = self.counters.counters_mut();
-        let index = self.layout.index(value, counters.len());
-        counters[index].increment();
+        self.layout.counter(value, counters).increment();
         self.summary.record(value);
     }
 
@@ -216,24 +303,81 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
     /// the underflow (overflow) counter, the exact [`min`](Histogram::min)
     /// ([`max`](Histogram::max)) is returned: a bound, not an estimate.
     ///
-    /// `None` when empty or when `p` is not within 0 ..= 100.
+    /// `None` when empty or when `p` is not within 0 ..= 100. One pass over the counters at
+    /// most; for several percentiles use [`Histogram::percentiles`] (one pass for all).
     pub fn percentile(&self, p: f64) -> Option<i64> {
-        if !(0.0..=100.0).contains(&p) {
-            return None;
+        self.percentiles([p])[0]
+    }
+
+    /// Several percentiles at once, each as [`Histogram::percentile`], in one pass over the
+    /// counters when `ps` is in ascending order (another pass for each step down). Read it on
+    /// a copy (`clone()`) taken in a short critical section, not inside one.
+    ///
+    /// ```
+    /// let mut h = rtlat_core::DefaultHistogram::default();
+    /// for v in 1..=100 {
+    ///     h.record(v); // exact below 128 ns at the default precision
+    /// }
+    /// let [p50, p99, max] = h.percentiles([50.0, 99.0, 100.0]);
+    /// assert_eq!((p50, p99, max), (Some(50), Some(99), Some(100)));
+    /// ```
+    pub fn percentiles<const K: usize>(&self, ps: [f64; K]) -> [Option<i64>; K] {
+        let mut out = [None; K];
+        self.percentiles_into(&ps, &mut out);
+        out
+    }
+
+    /// [`Histogram::percentiles`] into a caller's slice: `out[i]` gets percentile `ps[i]`
+    /// (as many as the shorter of the two holds).
+    pub fn percentiles_into(&self, ps: &[f64], out: &mut [Option<i64>]) {
+        let (Some(min), Some(max)) = (self.min(), self.max()) else {
+            out.fill(None);
+            return;
+        };
+        // The exact count: it equals the counters' sum unless a counter saturated, and then
+        // ranks past the counted values report the exact max.
+        let total = self.count();
+        let c = self.counters.counters();
+        // The walk: `seen` values lie in counters `..index`.
+        let (mut index, mut seen, mut last_rank) = (0, 0u64, 0u64);
+        for (&p, slot) in ps.iter().zip(out.iter_mut()) {
+            if !(0.0..=100.0).contains(&p) {
+                *slot = None;
+                continue;
+            }
+            // Parts per billion, so the rank is integer arithmetic on the exact count.
+            let ppb = (p * 1e7 + 0.5) as u128;
+            let rank = ((total as u128 * ppb).div_ceil(1_000_000_000)).max(1) as u64;
+            if rank < last_rank {
+                (index, seen) = (0, 0);
+            }
+            last_rank = rank;
+            while index < c.len() {
+                let through = seen.saturating_add(c[index].get());
+                if through >= rank {
+                    break;
+                }
+                seen = through;
+                index += 1;
+            }
+            *slot = Some(self.estimate(index, min, max));
         }
-        // Parts per billion, so the rank is integer arithmetic on the exact count.
-        let ppb = (p * 1e7 + 0.5) as u128;
-        let total: u64 = self
-            .counters
-            .counters()
-            .iter()
-            .map(|c| c.get())
-            .fold(0, u64::saturating_add);
-        if total == 0 {
-            return None;
+    }
+
+    /// The value reported for a rank that falls in counter `index` (`len` when past them all):
+    /// the middle of the bucket narrowed to `[min, max]`; `min` for underflow, `max` for
+    /// overflow.
+    fn estimate(&self, index: usize, min: i64, max: i64) -> i64 {
+        let len = self.counters.counters().len();
+        if index == 0 {
+            return min;
         }
-        let rank = ((total as u128 * ppb).div_ceil(1_000_000_000)).max(1) as u64;
-        self.value_at_rank(rank)
+        if index >= len - 1 {
+            return max;
+        }
+        let (low, high) = self.layout.bounds(index, len);
+        let (a, b) = (low.max(min) as i128, high.min(max) as i128);
+        (a + (b - a) / 2) as i64
     }
 
     /// The value of rank `rank` (1-based, in sorted order), estimated as for
@@ -248,15 +392,7 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
         for (index, counter) in c.iter().enumerate() {
             seen = seen.saturating_add(counter.get());
             if seen >= rank {
-                if index == 0 {
-                    return Some(min);
-                }
-                if index == c.len() - 1 {
-                    return Some(max);
-                }
-                let (low, high) = self.layout.bounds(index, c.len());
-                let (a, b) = (low.max(min) as i128, high.min(max) as i128);
-                return Some((a + (b - a) / 2) as i64);
+                return Some(self.estimate(index, min, max));
             }
         }
         None
