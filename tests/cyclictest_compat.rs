@@ -1010,8 +1010,23 @@ fn fifo_hands_out_the_statistics_as_cyclictest_does() {
         let read = common::run(Path::new("timeout"), &["5", "cat", &pipe_text], None, LIMIT);
         let out = child.finish(LIMIT);
         assert_eq!(out.code(), 0, "{who}: {}", out.stderr);
-        assert_eq!(read.stdout.lines().count(), 2, "{who}: {:?}", read.stdout);
-        lines.push(read.stdout);
+        // The writer opens the pipe, writes one line per thread and closes it, over and over
+        // (a quarter of a second apart in cyclictest): a reader slower than that (a loaded
+        // machine) reads several rounds before its end of file. Each round is the same block.
+        let read_lines: Vec<&str> = read.stdout.lines().collect();
+        assert!(
+            !read_lines.is_empty() && read_lines.len() % 2 == 0,
+            "{who}: whole rounds of 2 lines: {:?}",
+            read.stdout
+        );
+        for round in read_lines.chunks(2) {
+            assert!(
+                round[0].starts_with("T: 0 ") && round[1].starts_with("T: 1 "),
+                "{who}: each round is thread 0's line, then thread 1's: {:?}",
+                read.stdout
+            );
+        }
+        lines.push(format!("{}\n{}\n", read_lines[0], read_lines[1]));
         if who == "rtlat" {
             assert!(!pipe.exists(), "rtlat removes the pipe it made");
         }

@@ -623,7 +623,19 @@ fn a_second_is_1e9_over_period_wake_ups_overruns_and_all() {
     // than a second (Xenomai's: 500 000 timer reads). Its samples then fill whole seconds
     // and at most part of one more, whatever the overruns; wall-clock seconds hold fewer.
     let nsamples = 500_000;
-    let (theirs, ours) = both(&["-T", "3", "-p", "2", "-s"]);
+    // Whether 3 s hold a whole "second" of 500 000 wake-ups depends on the machine's load:
+    // when one tool got one and the other none (its `-s` lines then have no samples, and
+    // `-nan` averages), the two runs are of different shapes for a reason that is not under
+    // test, and they are run again (at most three times).
+    let mut attempts = 0;
+    let (theirs, ours) = loop {
+        attempts += 1;
+        let (theirs, ours) = both(&["-T", "3", "-p", "2", "-s"]);
+        let none = |out: &Outcome| count(&out.stdout, "RTD|") == 0;
+        if none(&theirs) == none(&ours) || attempts == 3 {
+            break (theirs, ours);
+        }
+    };
     assert_eq!((theirs.code(), ours.code()), (0, 0), "{}", ours.stderr);
     for (who, out) in [("Xenomai", &theirs), ("rtlat", &ours)] {
         let (reported, samples, _) = seconds_and_samples(&out.stdout);
