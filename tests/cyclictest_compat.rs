@@ -1015,7 +1015,7 @@ fn fifo_hands_out_the_statistics_as_cyclictest_does() {
         // machine) reads several rounds before its end of file. Each round is the same block.
         let read_lines: Vec<&str> = read.stdout.lines().collect();
         assert!(
-            !read_lines.is_empty() && read_lines.len() % 2 == 0,
+            !read_lines.is_empty() && read_lines.len().is_multiple_of(2),
             "{who}: whole rounds of 2 lines: {:?}",
             read.stdout
         );
