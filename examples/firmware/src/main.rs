@@ -54,10 +54,7 @@ fn main() -> ! {
         clock::RATE_HZ
     );
     #[cfg(feature = "histogram")]
-    {
-        histogram::init();
-        hprintln!("# histogram: {} bytes", histogram::BYTES);
-    }
+    hprintln!("# histogram: {} bytes", histogram::BYTES);
     board::start_periodic_interrupt(&mut core.SYST, PERIOD_CYCLES);
 
     let mut lines = 0;
