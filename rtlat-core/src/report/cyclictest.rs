@@ -1,5 +1,7 @@
 //! cyclictest's per-thread status line.
 
+use super::Decimal;
+use crate::div64::div_i64;
 use core::fmt;
 
 /// cyclictest's per-thread line, `T: 0 ( 1234) P:99 I:1000 C: 125668 Min:      0 Act:   19
@@ -44,15 +46,21 @@ pub struct CyclictestLine {
 
 impl fmt::Display for CyclictestLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = |ns: i64| if self.nanoseconds { ns } else { ns / 1000 };
+        let unit = |ns: i64| {
+            Decimal::signed(if self.nanoseconds {
+                ns
+            } else {
+                div_i64(ns, 1000)
+            })
+        };
         write!(
             f,
             "T:{:2} ({:5}) P:{:2} I:{} C:{:7} Min:{:7} ",
             self.thread,
-            self.tid,
-            self.priority,
-            self.interval_us,
-            self.cycles,
+            Decimal::signed(self.tid.into()),
+            Decimal::signed(self.priority.into()),
+            Decimal::unsigned(self.interval_us),
+            Decimal::unsigned(self.cycles),
             unit(self.min_ns)
         )?;
         if self.nanoseconds {
