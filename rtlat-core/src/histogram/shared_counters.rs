@@ -48,12 +48,12 @@ const WRAP: u64 = 1 << 16;
 ///     SharedLogCounters::new();
 /// static MONITOR: SharedJitterMonitor32 = SharedJitterMonitor32::new(NonZeroU32::new(1_000).unwrap());
 ///
-/// for k in 1..=100u32 {
+/// for k in 1..=50u32 {
 ///     MONITOR.tick_at_with(k * 1_000 + k, k * 1_000, |late| LATENESS.record(late));
 /// }
 /// let extremes = MONITOR.snapshot().lateness.unwrap();
 /// let [p50, p99] = LATENESS.percentiles_ppm([500_000, 990_000], extremes);
-/// assert_eq!((p50, p99), (Some(50), Some(99))); // exact below 2^(P+1)
+/// assert_eq!((p50, p99), (Some(25), Some(50))); // exact below 2^(P+1) = 64
 /// ```
 #[derive(Debug)]
 pub struct SharedLogCounters<const P: u32, const N: usize> {

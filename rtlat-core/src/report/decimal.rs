@@ -1,12 +1,13 @@
-//! 64-bit integers in decimal with 32-bit arithmetic only, honouring the formatter's width,
+//! 64-bit integers in decimal without the 64-bit division routine, honouring the formatter's width,
 //! fill, alignment, sign and zero-padding exactly as `{}` on `i64`/`u64` does.
 //!
 //! `core::fmt` formats a `u64` with 64-bit divisions: on a 32-bit microcontroller that links
 //! the 64-bit division routine and a second copy of the digit loop, about 2.5 KiB of flash for
-//! a report line. Here a value that fits in 32 bits takes the `u32` digit loop, and a larger
-//! one is cut into groups of four digits by long division over 16-bit limbs (each step a
-//! hardware 32-bit division); padding is done here, so no UTF-8 validation is linked either.
+//! a report line. Here each digit of a value that fits in 32 bits is a hardware 32-bit
+//! division, and of a larger one a 64-bit long division in a few instructions of code
+//! (report time only); padding is done here too, so no UTF-8 validation is linked.
 
+use crate::div64::div_u64;
 use core::fmt::{self, Write};
 
 /// Displays an `i64` or a `u64` as `{}` does, without 64-bit division.
@@ -41,63 +42,71 @@ impl Decimal {
     }
 }
 
-impl fmt::Display for Decimal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Decimal {
+    /// Writes the value right-aligned in `width` characters, space-filled: what `{:width$}`
+    /// writes, without building format arguments (a report line's fields).
+    pub fn write_right(&self, f: &mut fmt::Formatter<'_>, width: usize) -> fmt::Result {
+        self.write(f, width, ' ', Placement::Right, false)
+    }
+
+    /// The digits, sign and padding, placed as `Formatter::pad_integral` places them.
+    fn write(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        width: usize,
+        fill: char,
+        placement: Placement,
+        plus: bool,
+    ) -> fmt::Result {
         // u64::MAX has 20 digits.
-        let mut digits = [b'0'; 20];
+        let mut digits = [0u8; 20];
         let mut start = digits.len();
         let mut rest = self.magnitude;
-        // Groups of four digits while the value needs more than 32 bits.
-        while rest > u64::from(u32::MAX) {
-            let (quotient, mut group) = div_rem_10_000(rest);
-            for _ in 0..4 {
-                start -= 1;
-                digits[start] = b'0' + (group % 10) as u8;
-                group /= 10;
-            }
-            rest = quotient;
-        }
-        let mut small = rest as u32;
         loop {
+            // A 32-bit step while the value fits; a 64-bit one (report time only) else.
+            let digit = if let Ok(small) = u32::try_from(rest) {
+                rest = u64::from(small / 10);
+                small % 10
+            } else {
+                let quotient = div_u64(rest, 10);
+                let digit = (rest - quotient * 10) as u32;
+                rest = quotient;
+                digit
+            };
             start -= 1;
-            digits[start] = b'0' + (small % 10) as u8;
-            small /= 10;
-            if small == 0 {
+            digits[start] = b'0' + digit as u8;
+            if rest == 0 {
                 break;
             }
         }
         let digits = &digits[start..];
-        // Padded as `Formatter::pad_integral` pads (right-aligned by default; `0` pads
-        // between the sign and the digits), written a character at a time: the digits are
-        // ASCII, and this way no UTF-8 validation is linked.
         let sign = if self.negative {
             Some('-')
-        } else if f.sign_plus() {
+        } else if plus {
             Some('+')
         } else {
             None
         };
         let len = digits.len() + usize::from(sign.is_some());
-        let pad = f.width().map_or(0, |width| width.saturating_sub(len));
-        let zeros = f.sign_aware_zero_pad();
-        let (before, after) = match f.align() {
-            _ if zeros => (0, 0),
-            Some(fmt::Alignment::Left) => (0, pad),
-            Some(fmt::Alignment::Center) => (pad / 2, pad - pad / 2),
-            _ => (pad, 0),
+        let pad = width.saturating_sub(len);
+        let (before, after) = match placement {
+            Placement::Zeros => (0, 0),
+            Placement::Left => (0, pad),
+            Placement::Center => (pad / 2, pad - pad / 2),
+            Placement::Right => (pad, 0),
         };
-        let fill = f.fill();
         for _ in 0..before {
             f.write_char(fill)?;
         }
         if let Some(sign) = sign {
             f.write_char(sign)?;
         }
-        if zeros {
+        if placement == Placement::Zeros {
             for _ in 0..pad {
                 f.write_char('0')?;
             }
         }
+        // A character at a time: the digits are ASCII, and no UTF-8 validation is linked.
         for &digit in digits {
             f.write_char(char::from(digit))?;
         }
@@ -108,22 +117,46 @@ impl fmt::Display for Decimal {
     }
 }
 
-/// `(n / 10 000, n % 10 000)` by long division over the four 16-bit limbs of `n`: each step
-/// divides `remainder · 2^16 + limb < 10 000 · 2^16` in 32 bits.
-fn div_rem_10_000(n: u64) -> (u64, u32) {
-    let (mut quotient, mut remainder) = (0u64, 0u32);
-    for shift in [48, 32, 16, 0] {
-        let part = (remainder << 16) | ((n >> shift) as u32 & 0xFFFF);
-        quotient |= u64::from(part / 10_000) << shift;
-        remainder = part % 10_000;
+/// Where padding goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    Left,
+    Center,
+    Right,
+    /// The `0` flag: zeros between the sign and the digits.
+    Zeros,
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let placement = match f.align() {
+            _ if f.sign_aware_zero_pad() => Placement::Zeros,
+            Some(fmt::Alignment::Left) => Placement::Left,
+            Some(fmt::Alignment::Center) => Placement::Center,
+            _ => Placement::Right,
+        };
+        self.write(
+            f,
+            f.width().unwrap_or(0),
+            f.fill(),
+            placement,
+            f.sign_plus(),
+        )
     }
-    (quotient, remainder)
 }
 
 #[cfg(test)]
 mod tests {
     use super::Decimal;
+    use core::fmt;
     use proptest::prelude::*;
+
+    struct Right(Decimal, usize);
+    impl fmt::Display for Right {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.write_right(f, self.1)
+        }
+    }
 
     #[test]
     fn edges_as_core() {
@@ -156,6 +189,7 @@ mod tests {
             prop_assert_eq!(format!("{:^w$}", Decimal::signed(v)), format!("{:^w$}", v));
             prop_assert_eq!(format!("{:*>+w$}", Decimal::signed(v)), format!("{:*>+w$}", v));
             prop_assert_eq!(format!("{:+0w$}", Decimal::signed(v)), format!("{:+0w$}", v));
+            prop_assert_eq!(format!("{}", Right(Decimal::signed(v), w)), format!("{:w$}", v));
         }
     }
 }

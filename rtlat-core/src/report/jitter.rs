@@ -1,6 +1,7 @@
 //! A jitter monitor's report as report lines: cyclictest's `T:` line from its lateness, and
 //! a `J:` line with LinuxCNC's interval figures.
 
+use super::cyclictest::field;
 use super::{CyclictestLine, Decimal};
 use crate::div64::div_u64;
 use crate::jitter::{JitterReport, JitterSnapshot};
@@ -124,16 +125,13 @@ impl JitterLine {
 
 impl fmt::Display for JitterLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "J:{:2} I:{} C:{:7} MinI:{:9} MaxI:{:9} Jitter:{:9} Overruns:{:7}",
-            self.thread,
-            Decimal::unsigned(self.interval_us),
-            Decimal::unsigned(self.ticks),
-            Decimal::unsigned(self.min_interval_ns),
-            Decimal::unsigned(self.max_interval_ns),
-            Decimal::unsigned(self.max_jitter_ns),
-            Decimal::unsigned(self.overruns)
-        )
+        // Field by field, as `CyclictestLine`'s.
+        field(f, "J:", Decimal::unsigned(self.thread.into()), 2)?;
+        field(f, " I:", Decimal::unsigned(self.interval_us), 0)?;
+        field(f, " C:", Decimal::unsigned(self.ticks), 7)?;
+        field(f, " MinI:", Decimal::unsigned(self.min_interval_ns), 9)?;
+        field(f, " MaxI:", Decimal::unsigned(self.max_interval_ns), 9)?;
+        field(f, " Jitter:", Decimal::unsigned(self.max_jitter_ns), 9)?;
+        field(f, " Overruns:", Decimal::unsigned(self.overruns), 7)
     }
 }
