@@ -9,7 +9,7 @@
 //! and without retrying (a counter only grows: values recorded during the walk may or may not
 //! be counted), with the monitor's exact extremes.
 
-use crate::monitor::{MONITOR, SCALE};
+use crate::monitor::MONITOR;
 use rtlat_core::histogram::{LogLinearSize, SharedLogCounters, log_linear_size};
 
 /// ±10 ms in time-source ticks.
@@ -37,7 +37,7 @@ pub fn percentiles() -> Option<(u64, [i64; 4])> {
     let count = HISTOGRAM.count();
     let mut ns = [0; 4];
     for (out, ticks) in ns.iter_mut().zip(ranked) {
-        *out = SCALE.to_ns_signed(ticks?);
+        *out = MONITOR.scale().to_ns_signed(ticks?);
     }
     Some((count, ns))
 }

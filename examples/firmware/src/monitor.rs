@@ -7,21 +7,20 @@
 //! [`TickScale`] only when a report is made.
 
 use crate::clock::{PERIOD, RATE_HZ};
-use core::num::{NonZeroU32, NonZeroU64};
-use rtlat_core::TickScale;
 use rtlat_core::jitter::JitterSnapshot;
 #[cfg(not(feature = "plain-monitor"))]
 use rtlat_core::jitter::SharedJitterMonitor32;
 
-/// Time-source ticks to nanoseconds.
-pub const SCALE: TickScale = TickScale::from_hz(NonZeroU64::new(RATE_HZ as u64).unwrap());
+/// Time-source ticks to nanoseconds (the plain monitor's; the lock-free one's is its type's).
+#[cfg(feature = "plain-monitor")]
+const SCALE: rtlat_core::TickScale =
+    rtlat_core::TickScale::from_hz(core::num::NonZeroU64::new(RATE_HZ as u64).unwrap());
 
-/// The interrupt's period, in time-source ticks.
-const PERIOD_TICKS: NonZeroU32 = NonZeroU32::new(PERIOD).unwrap();
-
-/// Built by a `const fn`: no start-up code.
+/// Built by a `const fn`, all zero (`.bss`: no start-up code, no copy in flash); the period
+/// (time-source ticks) and the time source's rate are its type's const parameters.
 #[cfg(not(feature = "plain-monitor"))]
-pub static MONITOR: SharedJitterMonitor32 = SharedJitterMonitor32::with_scale(PERIOD_TICKS, SCALE);
+pub static MONITOR: SharedJitterMonitor32<PERIOD, { RATE_HZ as u64 }> =
+    SharedJitterMonitor32::new();
 
 /// For comparison (`plain-monitor`): the plain 64-bit `JitterMonitor` behind a
 /// `critical-section` mutex, interrupts masked around the tick and around each snapshot, ticked
@@ -30,7 +29,7 @@ pub static MONITOR: SharedJitterMonitor32 = SharedJitterMonitor32::with_scale(PE
 static MONITOR: critical_section::Mutex<core::cell::RefCell<rtlat_core::JitterMonitor>> =
     critical_section::Mutex::new(core::cell::RefCell::new(
         rtlat_core::JitterMonitor::with_scale(
-            NonZeroU64::new(PERIOD_TICKS.get() as u64).unwrap(),
+            core::num::NonZeroU64::new(PERIOD as u64).unwrap(),
             SCALE,
         ),
     ));

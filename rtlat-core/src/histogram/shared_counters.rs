@@ -39,14 +39,13 @@ const WRAP: u64 = 1 << 16;
 /// `.bss`.
 ///
 /// ```
-/// use core::num::NonZeroU32;
 /// use rtlat_core::histogram::{SharedLogCounters, log_linear_size};
 /// use rtlat_core::jitter::SharedJitterMonitor32;
 ///
 /// const SIZE: rtlat_core::histogram::LogLinearSize = log_linear_size(250_000, 30_000);
 /// static LATENESS: SharedLogCounters<{ SIZE.precision }, { SIZE.counters }> =
 ///     SharedLogCounters::new();
-/// static MONITOR: SharedJitterMonitor32 = SharedJitterMonitor32::new(NonZeroU32::new(1_000).unwrap());
+/// static MONITOR: SharedJitterMonitor32<1_000> = SharedJitterMonitor32::new();
 ///
 /// for k in 1..=50u32 {
 ///     MONITOR.tick_at_with(k * 1_000 + k, k * 1_000, |late| LATENESS.record(late));

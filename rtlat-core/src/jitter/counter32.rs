@@ -27,7 +27,7 @@
 use super::JitterSnapshot;
 use crate::clock::TickScale;
 use crate::seqlock;
-use core::num::NonZeroU32;
+use core::num::{NonZeroU32, NonZeroU64};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
 
 use Ordering::Relaxed;
@@ -162,18 +162,19 @@ impl Bank {
 /// docs: what it stores, and the wrapping arithmetic's limits). Reports are the same
 /// [`JitterSnapshot`] and [`JitterReport`](super::JitterReport).
 ///
+/// The period (`PERIOD`, in counter ticks, below 2^31) and the counter's rate (`RATE_HZ`,
+/// nanoseconds by default) are const generics, checked at compile time: the tick compares
+/// with an immediate, and a `static` monitor is all zero, in `.bss` (RAM only, no copy in
+/// flash).
+///
 /// **One writer**: [`tick`](Self::tick), [`tick_at`](Self::tick_at) (and their `_with`
 /// forms) and [`restart`](Self::restart) must not run concurrently with each other.
 ///
 /// ```
-/// use core::num::NonZeroU32;
-/// use rtlat_core::TickScale;
 /// use rtlat_core::jitter::SharedJitterMonitor32;
 ///
 /// // A 1 kHz interrupt timed by a 25 MHz 32-bit counter, which wraps in between.
-/// const SCALE: TickScale = TickScale::from_hz(core::num::NonZeroU64::new(25_000_000).unwrap());
-/// static SERVO: SharedJitterMonitor32 =
-///     SharedJitterMonitor32::with_scale(NonZeroU32::new(25_000).unwrap(), SCALE);
+/// static SERVO: SharedJitterMonitor32<25_000, 25_000_000> = SharedJitterMonitor32::new();
 /// let start = u32::MAX - 30_000;
 /// SERVO.tick_at(start.wrapping_add(25_010), start.wrapping_add(25_000));
 /// SERVO.tick_at(start.wrapping_add(50_050), start.wrapping_add(50_000));
@@ -183,9 +184,7 @@ impl Bank {
 /// assert_eq!(snapshot.report().max_jitter_ns, Some(1_600)); // 40 ticks
 /// ```
 #[derive(Debug)]
-pub struct SharedJitterMonitor32 {
-    period: NonZeroU32,
-    scale: TickScale,
+pub struct SharedJitterMonitor32<const PERIOD: u32, const RATE_HZ: u64 = 1_000_000_000> {
     /// Odd while the writer stores.
     sequence: AtomicU32,
     /// The writer records into bank `generation & 1`; readers that reset bump it.
@@ -204,21 +203,34 @@ pub struct SharedJitterMonitor32 {
     banks: [Bank; 2],
 }
 
-impl SharedJitterMonitor32 {
-    /// A monitor ticked with nanosecond readings of a 32-bit counter (which wraps every
-    /// 4.3 s), for activity with period `period_ns`.
-    pub const fn new(period_ns: NonZeroU32) -> Self {
-        Self::with_scale(period_ns, TickScale::NANOS)
+impl<const PERIOD: u32, const RATE_HZ: u64> Default for SharedJitterMonitor32<PERIOD, RATE_HZ> {
+    fn default() -> Self {
+        Self::new()
     }
+}
 
-    /// A monitor ticked with readings of a 32-bit counter of scale `scale`, for activity with
-    /// period `period` in its ticks. Panics (at compile time in a `const`) for a period of
-    /// 2^31 ticks or more: lateness is signed 32-bit.
-    pub const fn with_scale(period: NonZeroU32, scale: TickScale) -> Self {
-        assert!(period.get() <= i32::MAX as u32, "a period below 2^31 ticks");
+impl<const PERIOD: u32, const RATE_HZ: u64> SharedJitterMonitor32<PERIOD, RATE_HZ> {
+    /// The period, checked: 1 to 2^31 − 1 ticks (lateness is signed 32-bit).
+    const PERIOD: u32 = {
+        assert!(
+            PERIOD >= 1 && PERIOD <= i32::MAX as u32,
+            "a period of 1 to 2^31 - 1 ticks"
+        );
+        PERIOD
+    };
+
+    /// Ticks to nanoseconds.
+    const SCALE: TickScale = match NonZeroU64::new(RATE_HZ) {
+        Some(rate) => TickScale::from_hz(rate),
+        None => panic!("a counter rate above 0 Hz"),
+    };
+
+    /// A monitor for activity with period `PERIOD`, ticked with readings of a 32-bit counter
+    /// counting at `RATE_HZ` (usable in a `static`: all zero). Fails to compile for a period of
+    /// 0 or 2^31 ticks or more, or a rate of 0.
+    pub const fn new() -> Self {
+        let _ = (Self::PERIOD, Self::SCALE); // the compile-time checks
         SharedJitterMonitor32 {
-            period,
-            scale,
             sequence: AtomicU32::new(0),
             generation: AtomicU32::new(0),
             resetting: AtomicBool::new(false),
@@ -283,7 +295,7 @@ impl SharedJitterMonitor32 {
 
     #[inline(always)]
     fn measure(&self, bank: &Bank, now: u32, deadline: Option<u32>) -> Option<i32> {
-        let period = self.period.get();
+        let period = Self::PERIOD;
         let ticks = bank.ticks.load(Relaxed).wrapping_add(1);
         bank.ticks.store(ticks, Relaxed);
         if ticks == 0 {
@@ -353,7 +365,7 @@ impl SharedJitterMonitor32 {
     #[cold]
     #[inline(never)]
     fn overrun(&self, bank: &Bank, deadline: u32, late: i32, own: bool) -> (i32, u32) {
-        let period = self.period.get();
+        let period = Self::PERIOD;
         let counted_until = self.counted_until.load(Relaxed);
         let mut ahead = self.ahead.load(Relaxed);
         if ahead && deadline.wrapping_sub(counted_until) as i32 >= 0 {
@@ -393,12 +405,15 @@ impl SharedJitterMonitor32 {
 
     /// The nominal period, ticks.
     pub const fn period(&self) -> NonZeroU32 {
-        self.period
+        match NonZeroU32::new(Self::PERIOD) {
+            Some(period) => period,
+            None => unreachable!(),
+        }
     }
 
     /// The tick-to-nanosecond conversion.
     pub const fn scale(&self) -> TickScale {
-        self.scale
+        Self::SCALE
     }
 
     /// Runs `read` until it ran while no tick was under way or came in between, and returns
@@ -411,7 +426,7 @@ impl SharedJitterMonitor32 {
 
     /// A consistent copy of the current window's figures, in ticks.
     pub fn snapshot(&self) -> JitterSnapshot {
-        let (period, scale) = (self.period.get(), self.scale);
+        let (period, scale) = (Self::PERIOD, Self::SCALE);
         seqlock::read(&self.sequence, || {
             let generation = self.generation.load(Ordering::Acquire);
             let snapshot = self.banks[(generation & 1) as usize].load(period, scale);
@@ -442,7 +457,7 @@ impl SharedJitterMonitor32 {
             }
         }
         let bank = &self.banks[(generation & 1) as usize];
-        let snapshot = bank.load(self.period.get(), self.scale);
+        let snapshot = bank.load(Self::PERIOD, Self::SCALE);
         bank.clear();
         self.resetting.store(false, Ordering::Release);
         snapshot

@@ -217,6 +217,7 @@ fn ns(scale: &TickScale, ticks: u64) -> u64 {
 }
 
 /// Signed `ticks` in ns, as [`TickScale::to_ns_signed`], through [`ns`].
+#[inline(never)]
 fn ns_signed(scale: &TickScale, ticks: i64) -> i64 {
     let magnitude = ns(scale, ticks.unsigned_abs()).min(i64::MAX as u64) as i64;
     if ticks < 0 { -magnitude } else { magnitude }

@@ -3,9 +3,8 @@
 //!
 //! `core::fmt` formats a `u64` with 64-bit divisions: on a 32-bit microcontroller that links
 //! the 64-bit division routine and a second copy of the digit loop, about 2.5 KiB of flash for
-//! a report line. Here each digit of a value that fits in 32 bits is a hardware 32-bit
-//! division, and of a larger one a 64-bit long division in a few instructions of code
-//! (report time only); padding is done here too, so no UTF-8 validation is linked.
+//! a report line. Here each digit is found by subtracting its power of ten, written as it
+//! is found (no buffer), and the padding is done here too, so no UTF-8 validation is linked.
 
 use crate::div64::div_u64;
 use core::fmt::{self, Write};
@@ -58,28 +57,14 @@ impl Decimal {
         placement: Placement,
         plus: bool,
     ) -> fmt::Result {
-        // u64::MAX has 20 digits.
-        let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        let mut rest = self.magnitude;
-        loop {
-            // A 32-bit step while the value fits; a 64-bit one (report time only) else.
-            let digit = if let Ok(small) = u32::try_from(rest) {
-                rest = u64::from(small / 10);
-                small % 10
-            } else {
-                let quotient = div_u64(rest, 10);
-                let digit = (rest - quotient * 10) as u32;
-                rest = quotient;
-                digit
-            };
-            start -= 1;
-            digits[start] = b'0' + digit as u8;
-            if rest == 0 {
-                break;
-            }
+        // The largest power of ten not above the value (1 for 0): its digit count.
+        let magnitude = self.magnitude;
+        let (mut power, mut len) = (1u64, 1usize);
+        while let Some(next) = power.checked_mul(10)
+            && next <= magnitude
+        {
+            (power, len) = (next, len + 1);
         }
-        let digits = &digits[start..];
         let sign = if self.negative {
             Some('-')
         } else if plus {
@@ -87,7 +72,7 @@ impl Decimal {
         } else {
             None
         };
-        let len = digits.len() + usize::from(sign.is_some());
+        let len = len + usize::from(sign.is_some());
         let pad = width.saturating_sub(len);
         let (before, after) = match placement {
             Placement::Zeros => (0, 0),
@@ -106,9 +91,20 @@ impl Decimal {
                 f.write_char('0')?;
             }
         }
-        // A character at a time: the digits are ASCII, and no UTF-8 validation is linked.
-        for &digit in digits {
+        // Digits from the highest, each by subtracting its power of ten (at most nine
+        // times): no buffer, no division but one by 10 per digit.
+        let mut rest = magnitude;
+        loop {
+            let mut digit = b'0';
+            while rest >= power {
+                rest -= power;
+                digit += 1;
+            }
             f.write_char(char::from(digit))?;
+            if power == 1 {
+                break;
+            }
+            power = div_u64(power, 10);
         }
         for _ in 0..after {
             f.write_char(fill)?;
