@@ -18,6 +18,12 @@
 //! lateness counts follow), and a tick more than a period late (the division that counts
 //! overruns, in 64 bits).
 //!
+//! **Overruns** are counted as [`JitterMonitor`](super::JitterMonitor) counts them, for
+//! deadlines that move forward (as a loop's do): deadlines counted by a late tick are
+//! remembered until a later tick's deadline reaches them (a 32-bit time cannot tell "ahead"
+//! from "long ago" after a wrap), so a deadline that goes back behind one already reached is
+//! charged again.
+//!
 //! **Snapshots and windows** work as in [`SharedJitterMonitor`](super::SharedJitterMonitor)
 //! (its module docs): a sequence lock over atomics, two banks and a generation. A recorder
 //! passed to [`tick_at_with`](SharedJitterMonitor32::tick_at_with) (a histogram's counters)
@@ -474,4 +480,55 @@ impl<const PERIOD: u32, const RATE_HZ: u64> SharedJitterMonitor32<PERIOD, RATE_H
 #[inline(never)]
 fn carry(high: &AtomicU32) {
     high.store(high.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tick_count_carries_into_its_high_word() {
+        let m: SharedJitterMonitor32<100> = SharedJitterMonitor32::new();
+        m.tick_at(0, 0);
+        m.banks[0].ticks.store(u32::MAX - 1, Relaxed);
+        m.tick_at(100, 100);
+        assert_eq!(m.snapshot().ticks, u64::from(u32::MAX));
+        m.tick_at(200, 200);
+        m.tick_at(300, 300);
+        let s = m.snapshot();
+        assert_eq!((s.ticks, s.lateness_count), ((1 << 32) + 1, (1 << 32) + 1));
+        assert_eq!(s.interval, Some((100, 100)));
+    }
+
+    #[test]
+    fn the_lateness_sum_carries_both_ways() {
+        let m: SharedJitterMonitor32<{ i32::MAX as u32 }> = SharedJitterMonitor32::new();
+        let late = i32::MAX - 1;
+        // Three ticks of 2^31 − 2 ticks late each: the sum passes 2^32.
+        for k in 1..=3u32 {
+            let deadline = k.wrapping_mul(1 << 31);
+            m.tick_at(deadline.wrapping_add(late as u32), deadline);
+        }
+        assert_eq!(m.snapshot().lateness_sum, 3 * i64::from(late));
+        // And back below zero.
+        for k in 4..=10u32 {
+            let deadline = k.wrapping_mul(1 << 31);
+            m.tick_at(deadline.wrapping_sub(1 << 30), deadline);
+        }
+        let s = m.snapshot();
+        assert_eq!(s.lateness_sum, 3 * i64::from(late) - 7 * (1 << 30));
+        assert_eq!(s.lateness, Some((-(1 << 30), i64::from(late))));
+    }
+
+    #[test]
+    fn extremes_at_the_ends_of_the_range() {
+        let m: SharedJitterMonitor32<{ i32::MAX as u32 }> = SharedJitterMonitor32::new();
+        m.tick_at(0, 0);
+        m.tick_at(u32::MAX, u32::MAX); // an interval of 2^32 − 1
+        m.tick_at(u32::MAX, u32::MAX); // and of 0
+        m.tick_at(1 << 31, 0); // lateness i32::MIN (−2^31)
+        let s = m.snapshot();
+        assert_eq!(s.interval, Some((0, u64::from(u32::MAX))));
+        assert_eq!(s.lateness, Some((i64::from(i32::MIN), 0)));
+    }
 }

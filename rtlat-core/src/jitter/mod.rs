@@ -363,6 +363,13 @@ impl JitterMonitor {
         report
     }
 
+    /// Forgets the schedule, keeping the window's figures: the next tick is a first tick
+    /// again (no interval; with [`tick`](Self::tick), no lateness), e.g. after the loop was
+    /// stopped on purpose. Deadlines counted as overruns before are forgotten too.
+    pub fn restart(&mut self) {
+        self.schedule = Schedule::new();
+    }
+
     /// Starts over; the next tick fixes a new schedule.
     pub fn reset(&mut self) {
         *self = JitterMonitor::with_scale(self.period, self.scale);
