@@ -1,13 +1,12 @@
 //! The 32-bit shared monitor measures exactly what the 64-bit monitor measures, across the
-//! counter's wraps; the counters-only histogram buckets and ranks as the histogram does; the
-//! integer report lines equal the ones built from a report.
+//! counter's wraps, readers never see a torn snapshot, and the integer report lines equal
+//! the ones built from a report.
 
 use core::num::NonZeroU64;
 use proptest::prelude::*;
-use rtlat_core::histogram::{CARRY_SLOTS, SharedLogCounters, log_linear_size};
 use rtlat_core::jitter::SharedJitterMonitor32;
 use rtlat_core::report::{CyclictestLine, JitterLine};
-use rtlat_core::{JitterMonitor, JitterSnapshot, SymmetricLogHistogram, TickScale};
+use rtlat_core::{JitterMonitor, JitterSnapshot};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const P: u32 = 1_000;
