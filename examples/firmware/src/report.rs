@@ -24,15 +24,32 @@ pub fn lines(snapshot: &JitterSnapshot) {
     hprintln!("{}", line);
     hprintln!("{}", JitterLine::from_snapshot(0, snapshot));
     #[cfg(feature = "histogram")]
-    if let Some((count, [p50, p90, p99, p999])) = crate::histogram::percentiles() {
+    if let Some((count, percentiles)) = crate::histogram::percentiles() {
+        hprintln!("{}", PercentileLine { count, percentiles });
+    }
+}
+
+/// `H: 0 C:%7u P50:%8d P90:%8d P99:%8d P99.9:%8d`, written field by field with rtlat-core's
+/// `Decimal` (no format arguments, no 64-bit division).
+#[cfg(feature = "histogram")]
+struct PercentileLine {
+    count: u64,
+    percentiles: [i64; 4],
+}
+
+#[cfg(feature = "histogram")]
+impl core::fmt::Display for PercentileLine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         use rtlat_core::report::Decimal;
-        hprintln!(
-            "H: 0 C:{:7} P50:{:8} P90:{:8} P99:{:8} P99.9:{:8}",
-            Decimal::unsigned(count),
-            Decimal::signed(p50),
-            Decimal::signed(p90),
-            Decimal::signed(p99),
-            Decimal::signed(p999)
-        );
+        f.write_str("H: 0 C:")?;
+        Decimal::unsigned(self.count).write_right(f, 7)?;
+        for (label, value) in [" P50:", " P90:", " P99:", " P99.9:"]
+            .iter()
+            .zip(self.percentiles)
+        {
+            f.write_str(label)?;
+            Decimal::signed(value).write_right(f, 8)?;
+        }
+        Ok(())
     }
 }
