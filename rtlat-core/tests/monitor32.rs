@@ -197,3 +197,27 @@ fn readers_never_see_a_torn_snapshot() {
         "every tick in exactly one window"
     );
 }
+
+#[test]
+fn what_a_tick_records_is_read_with_its_figures() {
+    // The recorder runs inside the tick's sequence: `read` sees it and the tick count together.
+    const TICKS: u32 = 100_000;
+    static SERVO: SharedJitterMonitor32<P> = SharedJitterMonitor32::new();
+    static RECORDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    static DONE: AtomicBool = AtomicBool::new(false);
+    let writer = std::thread::spawn(|| {
+        for k in 0..TICKS {
+            SERVO.tick_at_with(k * P, k * P, |_| {
+                RECORDED.store(RECORDED.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            });
+        }
+        DONE.store(true, Ordering::Release);
+    });
+    let read = || SERVO.read(|| (SERVO.snapshot().ticks, RECORDED.load(Ordering::Relaxed)));
+    while !DONE.load(Ordering::Acquire) {
+        let (ticks, recorded) = read();
+        assert_eq!(ticks, recorded);
+    }
+    writer.join().unwrap();
+    assert_eq!(read(), (u64::from(TICKS), u64::from(TICKS)));
+}
