@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod cycle;
+mod div64;
 mod divider;
 mod error;
 mod extend;
@@ -13,6 +14,7 @@ pub mod jitter;
 pub mod live;
 pub mod report;
 pub mod ring;
+mod seqlock;
 pub mod stats;
 pub mod windows;
 mod word;
@@ -34,5 +36,7 @@ pub use histogram::{
     Linear, LinearHistogram, LogHistogram, LogLinear, SmallHistogram, Storage,
     SymmetricLogHistogram, SymmetricLogLinear,
 };
-pub use jitter::{JitterMonitor, JitterReport, JitterSnapshot, SharedJitterMonitor, Tick};
+pub use jitter::{
+    JitterMonitor, JitterReport, JitterSnapshot, SharedJitterMonitor, SharedJitterMonitor32, Tick,
+};
 pub use stats::{Record, Stats, Summary};

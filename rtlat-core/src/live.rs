@@ -15,8 +15,9 @@
 //! assert_eq!(LIVE.read().avg_ns(), 7);
 //! ```
 
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering, fence};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering, fence};
 
+use crate::seqlock;
 use crate::word::Word;
 
 /// What a reader shows: the cyclictest `T:` line's figures and rtlat's extras.
@@ -50,7 +51,7 @@ impl LiveFigures {
 /// One measuring thread's published figures, its kernel id and whether it has finished.
 #[derive(Debug, Default)]
 pub struct LiveStatus {
-    sequence: AtomicUsize,
+    sequence: AtomicU32,
     cycles: Word,
     min_ns: Word,
     act_ns: Word,
@@ -65,7 +66,7 @@ impl LiveStatus {
     /// Nothing published yet (usable in a `static`).
     pub const fn new() -> Self {
         LiveStatus {
-            sequence: AtomicUsize::new(0),
+            sequence: AtomicU32::new(0),
             cycles: Word::new(),
             min_ns: Word::new(),
             act_ns: Word::new(),
@@ -94,25 +95,16 @@ impl LiveStatus {
 
     /// A consistent copy of the figures (spins only while a publish is under way).
     pub fn read(&self) -> LiveFigures {
-        loop {
-            let before = self.sequence.load(Ordering::Acquire);
-            if before % 2 == 1 {
-                core::hint::spin_loop();
-                continue;
-            }
-            let figures = LiveFigures {
+        seqlock::read(&self.sequence, || {
+            Some(LiveFigures {
                 cycles: self.cycles.get(),
                 min_ns: self.min_ns.get() as i64,
                 act_ns: self.act_ns.get() as i64,
                 max_ns: self.max_ns.get() as i64,
                 sum_ns: self.sum_ns.get() as i64,
                 overruns: self.overruns.get(),
-            };
-            fence(Ordering::Acquire);
-            if self.sequence.load(Ordering::Relaxed) == before {
-                return figures;
-            }
-        }
+            })
+        })
     }
 
     /// Records the thread's kernel id once it is known (0 before: cyclictest shows `(    0)`).

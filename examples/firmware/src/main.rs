@@ -54,10 +54,7 @@ fn main() -> ! {
         clock::RATE_HZ
     );
     #[cfg(feature = "histogram")]
-    {
-        histogram::init();
-        hprintln!("# histogram: {} bytes", histogram::BYTES);
-    }
+    hprintln!("# histogram: {} bytes", histogram::BYTES);
     board::start_periodic_interrupt(&mut core.SYST, PERIOD_CYCLES);
 
     let mut lines = 0;
@@ -84,7 +81,7 @@ fn main() -> ! {
 /// Prints one report.
 #[cfg(feature = "monitor")]
 fn print_line() {
-    report::lines(&monitor::report());
+    report::lines(&monitor::snapshot());
 }
 
 /// Prints the interrupt count only (the baseline without the monitor).
@@ -97,7 +94,7 @@ fn print_line() {
 /// with the time and the interrupt's deadline.
 #[exception]
 fn SysTick() {
-    static mut PREVIOUS: Option<u64> = None;
+    static mut PREVIOUS: Option<u32> = None;
     static mut DEADLINES: clock::Deadlines = clock::Deadlines::new();
     let now = clock::now();
     let since_expiry = board::since_periodic_expiry(PERIOD_CYCLES);

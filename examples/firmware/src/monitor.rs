@@ -1,55 +1,65 @@
 //! The jitter monitor the timer interrupt ticks, in a `static`: the only file that knows
 //! rtlat-core's monitor API.
 //!
-//! [`SharedJitterMonitor`] is lock-free (a sequence lock over atomics): the interrupt never
-//! waits and never masks interrupts, the main loop reads a consistent snapshot. It counts raw
-//! time-source ticks, converted to ns by its [`TickScale`] only when a report is made.
+//! [`SharedJitterMonitor32`] is lock-free (a sequence lock over atomics) and takes the raw
+//! 32-bit time-source readings: the interrupt never waits and never masks interrupts, the main
+//! loop reads a consistent snapshot. It counts time-source ticks, converted to ns by its
+//! [`TickScale`] only when a report is made.
 
 use crate::clock::{PERIOD, RATE_HZ};
-use core::num::NonZeroU64;
-use rtlat_core::TickScale;
-use rtlat_core::jitter::JitterReport;
+use rtlat_core::jitter::JitterSnapshot;
 #[cfg(not(feature = "plain-monitor"))]
-use rtlat_core::jitter::SharedJitterMonitor;
+use rtlat_core::jitter::SharedJitterMonitor32;
 
-/// Time-source ticks to nanoseconds.
-pub const SCALE: TickScale = TickScale::from_hz(NonZeroU64::new(RATE_HZ as u64).unwrap());
+/// Time-source ticks to nanoseconds (the plain monitor's; the lock-free one's is its type's).
+#[cfg(feature = "plain-monitor")]
+const SCALE: rtlat_core::TickScale =
+    rtlat_core::TickScale::from_hz(core::num::NonZeroU64::new(RATE_HZ as u64).unwrap());
 
-/// The interrupt's period, in time-source ticks.
-const PERIOD_TICKS: NonZeroU64 = NonZeroU64::new(PERIOD as u64).unwrap();
-
-/// Built by a `const fn`: no start-up code.
+/// Built by a `const fn`, all zero (`.bss`: no start-up code, no copy in flash); the period
+/// (time-source ticks) and the time source's rate are its type's const parameters.
 #[cfg(not(feature = "plain-monitor"))]
-static MONITOR: SharedJitterMonitor = SharedJitterMonitor::with_scale(PERIOD_TICKS, SCALE);
+pub static MONITOR: SharedJitterMonitor32<PERIOD, { RATE_HZ as u64 }> =
+    SharedJitterMonitor32::new();
 
-/// For comparison (`plain-monitor`): the plain `JitterMonitor` behind a `critical-section`
-/// mutex, interrupts masked around the tick and around each snapshot.
+/// For comparison (`plain-monitor`): the plain 64-bit `JitterMonitor` behind a
+/// `critical-section` mutex, interrupts masked around the tick and around each snapshot, ticked
+/// with the time extended to 64 bits.
 #[cfg(feature = "plain-monitor")]
 static MONITOR: critical_section::Mutex<core::cell::RefCell<rtlat_core::JitterMonitor>> =
     critical_section::Mutex::new(core::cell::RefCell::new(
-        rtlat_core::JitterMonitor::with_scale(PERIOD_TICKS, SCALE),
+        rtlat_core::JitterMonitor::with_scale(
+            core::num::NonZeroU64::new(PERIOD as u64).unwrap(),
+            SCALE,
+        ),
     ));
 
-/// Ticks the monitor at `now` for an interrupt due at `deadline` (time-source ticks): called
-/// from the timer interrupt only (the monitor's one writer).
+/// The plain monitor's 64-bit time.
+#[cfg(feature = "plain-monitor")]
+static TIME: rtlat_core::CounterExtender<32> = rtlat_core::CounterExtender::new();
+
+/// Ticks the monitor at `now` for an interrupt due at `deadline` (time-source readings):
+/// called from the timer interrupt only (the monitor's one writer).
 #[inline(always)]
-pub fn tick(now: u64, deadline: u64) {
-    #[cfg(not(feature = "plain-monitor"))]
-    let tick = MONITOR.tick_at(now, deadline);
+pub fn tick(now: u32, deadline: u32) {
+    #[cfg(all(not(feature = "plain-monitor"), feature = "histogram"))]
+    MONITOR.tick_at_with(now, deadline, crate::histogram::record);
+    #[cfg(all(not(feature = "plain-monitor"), not(feature = "histogram")))]
+    MONITOR.tick_at(now, deadline);
     #[cfg(feature = "plain-monitor")]
-    let tick = critical_section::with(|cs| MONITOR.borrow_ref_mut(cs).tick_at(now, deadline));
-    #[cfg(feature = "histogram")]
-    if let Some(lateness) = tick.lateness {
-        crate::histogram::record(lateness);
+    {
+        // The lateness as the 32-bit monitor takes it, then both times in 64 bits.
+        let late = now.wrapping_sub(deadline) as i32;
+        let now = TIME.extend(now);
+        let deadline = now.wrapping_add_signed(-i64::from(late));
+        critical_section::with(|cs| MONITOR.borrow_ref_mut(cs).tick_at(now, deadline));
     }
-    #[cfg(not(feature = "histogram"))]
-    let _ = tick;
 }
 
-/// Everything measured so far, in ns.
-pub fn report() -> JitterReport {
+/// Everything measured so far, in ticks.
+pub fn snapshot() -> JitterSnapshot {
     #[cfg(not(feature = "plain-monitor"))]
-    return MONITOR.report();
+    return MONITOR.snapshot();
     #[cfg(feature = "plain-monitor")]
-    return critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot()).report();
+    return critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot());
 }

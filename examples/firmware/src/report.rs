@@ -8,29 +8,48 @@
 //!
 //! `T:` is cyclictest's line with `-N` (lateness in ns against each interrupt's deadline; thread
 //! id and priority are 0 on bare metal), `J:` LinuxCNC's interval jitter (ns; `Jitter` =
-//! max(MaxI − period, period − MinI)), both rtlat-core's lines; `H:` the lateness percentiles
-//! (ns) of the `histogram` build (its `C:` is the histogram's own count, taken a moment after
-//! the monitor's: one interrupt more is possible).
+//! max(MaxI − period, period − MinI)), both rtlat-core's lines built from the monitor's snapshot
+//! with 64-bit integers only; `H:` the lateness percentiles (ns) of the `histogram` build (its
+//! `C:` is the histogram's own count, read a moment after the snapshot: one interrupt more is
+//! possible).
 
 use cortex_m_semihosting::hprintln;
-use rtlat_core::jitter::JitterReport;
+use rtlat_core::jitter::JitterSnapshot;
 use rtlat_core::report::{CyclictestLine, JitterLine};
 
-/// Prints the `T:` and `J:` lines for `report` (and the `H:` line).
-pub fn lines(report: &JitterReport) {
-    let mut line = CyclictestLine::from_jitter(0, report);
+/// Prints the `T:` and `J:` lines for `snapshot` (and the `H:` line).
+pub fn lines(snapshot: &JitterSnapshot) {
+    let mut line = CyclictestLine::from_snapshot(0, snapshot);
     line.nanoseconds = true;
     hprintln!("{}", line);
-    hprintln!("{}", JitterLine::from_report(0, report));
+    hprintln!("{}", JitterLine::from_snapshot(0, snapshot));
     #[cfg(feature = "histogram")]
-    if let Some((count, [p50, p90, p99, p999])) = crate::histogram::percentiles() {
-        hprintln!(
-            "H: 0 C:{:7} P50:{:8} P90:{:8} P99:{:8} P99.9:{:8}",
-            count,
-            p50,
-            p90,
-            p99,
-            p999
-        );
+    if let Some((count, percentiles)) = crate::histogram::percentiles() {
+        hprintln!("{}", PercentileLine { count, percentiles });
+    }
+}
+
+/// `H: 0 C:%7u P50:%8d P90:%8d P99:%8d P99.9:%8d`, written field by field with rtlat-core's
+/// `Decimal` (no format arguments, no 64-bit division).
+#[cfg(feature = "histogram")]
+struct PercentileLine {
+    count: u64,
+    percentiles: [i64; 4],
+}
+
+#[cfg(feature = "histogram")]
+impl core::fmt::Display for PercentileLine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use rtlat_core::report::Decimal;
+        f.write_str("H: 0 C:")?;
+        Decimal::unsigned(self.count).write_right(f, 7)?;
+        for (label, value) in [" P50:", " P90:", " P99:", " P99.9:"]
+            .iter()
+            .zip(self.percentiles)
+        {
+            f.write_str(label)?;
+            Decimal::signed(value).write_right(f, 8)?;
+        }
+        Ok(())
     }
 }

@@ -46,12 +46,14 @@
 
 mod counter;
 mod layout;
+mod shared_counters;
 
 pub use counter::{Counter, Storage};
 pub use layout::{
     Layout, Linear, LogLinear, LogLinearSize, SymmetricLogLinear, log_linear_counters,
     log_linear_precision, log_linear_size,
 };
+pub use shared_counters::{CARRY_SLOTS, SharedLogCounters};
 
 use crate::Error;
 use crate::stats::{Record, Summary};

@@ -24,14 +24,24 @@
 //! [`JitterMonitor::new`] is the nanosecond case.
 //!
 //! [`SharedJitterMonitor`] is the same monitor for a `static` that an interrupt handler or
-//! a real-time thread ticks while others read it, lock-free.
+//! a real-time thread ticks while others read it, lock-free; [`SharedJitterMonitor32`] is
+//! that monitor for a 32-bit counter read raw on a 32-bit core (32-bit words, a few dozen
+//! instructions per tick).
+//!
+//! **Reports on a microcontroller.** [`JitterSnapshot::report`] builds a [`Summary`] (128-bit
+//! sums); [`JitterSnapshot::lateness_ns`], [`JitterSnapshot::intervals_ns`] and the report
+//! lines' `from_snapshot` give the same figures with 64-bit integers only, each tick count
+//! converted by one out-of-line multiply-shift and no 64-bit division routine linked.
 
+mod counter32;
 mod shared;
 mod window;
 
+pub use counter32::SharedJitterMonitor32;
 pub use shared::SharedJitterMonitor;
 
 use crate::clock::TickScale;
+use crate::div64::div_i64;
 use crate::stats::{Record, Summary};
 use core::num::NonZeroU64;
 use window::{Schedule, Window, advance};
@@ -125,22 +135,92 @@ impl JitterSnapshot {
             None => Summary::new(),
             Some((min, max)) => summary_of(
                 self.lateness_count,
-                s.to_ns_signed(min),
-                s.to_ns_signed(max),
-                s.to_ns_signed(self.lateness_sum),
+                ns_signed(s, min),
+                ns_signed(s, max),
+                ns_signed(s, self.lateness_sum),
             ),
         };
+        let intervals = self.intervals_ns();
         JitterReport {
-            period_ns: s.to_ns(self.period),
+            period_ns: self.period_ns(),
             ticks: self.ticks,
-            min_interval_ns: self.interval.map(|(min, _)| s.to_ns(min)),
-            max_interval_ns: self.interval.map(|(_, max)| s.to_ns(max)),
-            max_jitter_ns: self.max_jitter().map(|j| s.to_ns(j)),
+            min_interval_ns: intervals.map(|i| i.min),
+            max_interval_ns: intervals.map(|i| i.max),
+            max_jitter_ns: intervals.map(|i| i.max_jitter),
             lateness,
-            last_lateness_ns: self.last_lateness.map(|l| s.to_ns_signed(l)),
+            last_lateness_ns: self.last_lateness.map(|l| ns_signed(s, l)),
             overruns: self.overruns,
         }
     }
+
+    /// The nominal period, ns.
+    pub fn period_ns(&self) -> u64 {
+        ns(&self.scale, self.period)
+    }
+
+    /// The interval figures in ns; `None` before two ticks.
+    pub fn intervals_ns(&self) -> Option<IntervalsNs> {
+        let (min, max) = self.interval?;
+        let jitter = self.max_jitter()?;
+        let s = &self.scale;
+        Some(IntervalsNs {
+            min: ns(s, min),
+            max: ns(s, max),
+            max_jitter: ns(s, jitter),
+        })
+    }
+
+    /// The lateness figures in ns, with 64-bit integers only (no [`Summary`]); `None` before
+    /// a tick with a lateness. The mean is the converted sum over the count, truncated
+    /// toward zero, as [`Summary::mean_truncated`] of [`report`](Self::report)'s lateness.
+    pub fn lateness_ns(&self) -> Option<LatenessNs> {
+        let (min, max) = self.lateness?;
+        let s = &self.scale;
+        Some(LatenessNs {
+            min: ns_signed(s, min),
+            max: ns_signed(s, max),
+            mean: div_i64(ns_signed(s, self.lateness_sum), self.lateness_count),
+            last: ns_signed(s, self.last_lateness.unwrap_or(0)),
+        })
+    }
+}
+
+/// A snapshot's interval figures, ns ([`JitterSnapshot::intervals_ns`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntervalsNs {
+    /// The shortest interval.
+    pub min: u64,
+    /// The longest interval.
+    pub max: u64,
+    /// LinuxCNC's max jitter, `max(max − period, period − min)`.
+    pub max_jitter: u64,
+}
+
+/// A snapshot's lateness figures, ns ([`JitterSnapshot::lateness_ns`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatenessNs {
+    /// The smallest lateness.
+    pub min: i64,
+    /// The mean, truncated toward zero.
+    pub mean: i64,
+    /// The largest lateness.
+    pub max: i64,
+    /// The latest lateness.
+    pub last: i64,
+}
+
+/// `ticks` in ns: the scale's 64×64→128-bit multiply-shift, out of line so that a report
+/// holds one copy of it (several KiB on a 32-bit core when inlined at every figure).
+#[inline(never)]
+fn ns(scale: &TickScale, ticks: u64) -> u64 {
+    scale.to_ns(ticks)
+}
+
+/// Signed `ticks` in ns, as [`TickScale::to_ns_signed`], through [`ns`].
+#[inline(never)]
+fn ns_signed(scale: &TickScale, ticks: i64) -> i64 {
+    let magnitude = ns(scale, ticks.unsigned_abs()).min(i64::MAX as u64) as i64;
+    if ticks < 0 { -magnitude } else { magnitude }
 }
 
 /// A [`Summary`] of `count` values with these extremes and (as near as the extremes allow)
@@ -281,6 +361,13 @@ impl JitterMonitor {
         let report = self.report();
         self.window = Window::new();
         report
+    }
+
+    /// Forgets the schedule, keeping the window's figures: the next tick is a first tick
+    /// again (no interval; with [`tick`](Self::tick), no lateness), e.g. after the loop was
+    /// stopped on purpose. Deadlines counted as overruns before are forgotten too.
+    pub fn restart(&mut self) {
+        self.schedule = Schedule::new();
     }
 
     /// Starts over; the next tick fixes a new schedule.

@@ -26,6 +26,7 @@
 use super::window::{Schedule, Window, advance};
 use super::{JitterReport, JitterSnapshot, Tick};
 use crate::clock::TickScale;
+use crate::seqlock;
 use crate::word::Word;
 use core::num::NonZeroU64;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
@@ -230,20 +231,13 @@ impl SharedJitterMonitor {
     /// A consistent copy of the current window's figures, in ticks (spins only while a
     /// tick is being stored, or a reset cleared what it read).
     pub fn snapshot(&self) -> JitterSnapshot {
-        loop {
+        let window = seqlock::read(&self.sequence, || {
             let generation = self.generation.load(Ordering::Acquire);
-            let before = self.sequence.load(Ordering::Acquire);
-            if before.is_multiple_of(2) {
-                let window = self.banks[(generation & 1) as usize].load();
-                fence(Ordering::Acquire);
-                if self.sequence.load(Ordering::Relaxed) == before
-                    && self.generation.load(Ordering::Relaxed) == generation
-                {
-                    return JitterSnapshot::of(&window, self.period.get(), self.scale);
-                }
-            }
-            core::hint::spin_loop();
-        }
+            let window = self.banks[(generation & 1) as usize].load();
+            // A reset cleared the bank under the read: read again.
+            (self.generation.load(Ordering::Relaxed) == generation).then_some(window)
+        });
+        JitterSnapshot::of(&window, self.period.get(), self.scale)
     }
 
     /// The current window's figures (since the start or the last

@@ -1,5 +1,7 @@
 //! cyclictest's per-thread status line.
 
+use super::Decimal;
+use crate::div64::div_i64;
 use core::fmt;
 
 /// cyclictest's per-thread line, `T: 0 ( 1234) P:99 I:1000 C: 125668 Min:      0 Act:   19
@@ -44,34 +46,38 @@ pub struct CyclictestLine {
 
 impl fmt::Display for CyclictestLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = |ns: i64| if self.nanoseconds { ns } else { ns / 1000 };
-        write!(
-            f,
-            "T:{:2} ({:5}) P:{:2} I:{} C:{:7} Min:{:7} ",
-            self.thread,
-            self.tid,
-            self.priority,
-            self.interval_us,
-            self.cycles,
-            unit(self.min_ns)
-        )?;
-        if self.nanoseconds {
-            write!(
-                f,
-                "Act:{:8} Avg:{:8} ",
-                unit(self.act_ns),
-                unit(self.avg_ns)
-            )?;
-        } else {
-            write!(
-                f,
-                "Act:{:5} Avg:{:5} ",
-                unit(self.act_ns),
-                unit(self.avg_ns)
-            )?;
-        }
-        write!(f, "Max:{:8}", unit(self.max_ns))
+        // Field by field (label, then the value right-aligned in its width): no format
+        // arguments are built, which keeps a microcontroller's report code small.
+        let (act, avg) = if self.nanoseconds { (8, 8) } else { (5, 5) };
+        let ns = self.nanoseconds;
+        field(f, "T:", Decimal::unsigned(self.thread.into()), 2)?;
+        field(f, " (", Decimal::signed(self.tid.into()), 5)?;
+        field(f, ") P:", Decimal::signed(self.priority.into()), 2)?;
+        field(f, " I:", Decimal::unsigned(self.interval_us), 0)?;
+        field(f, " C:", Decimal::unsigned(self.cycles), 7)?;
+        field(f, " Min:", in_unit(self.min_ns, ns), 7)?;
+        field(f, " Act:", in_unit(self.act_ns, ns), act)?;
+        field(f, " Avg:", in_unit(self.avg_ns, ns), avg)?;
+        field(f, " Max:", in_unit(self.max_ns, ns), 8)
     }
+}
+
+/// A latency in the line's unit: ns, or µs truncated toward zero.
+#[inline(never)]
+fn in_unit(ns: i64, nanoseconds: bool) -> Decimal {
+    Decimal::signed(if nanoseconds { ns } else { div_i64(ns, 1000) })
+}
+
+/// `label`, then `value` right-aligned in `width` characters.
+#[inline(never)]
+pub(super) fn field(
+    f: &mut fmt::Formatter<'_>,
+    label: &str,
+    value: Decimal,
+    width: usize,
+) -> fmt::Result {
+    f.write_str(label)?;
+    value.write_right(f, width)
 }
 
 #[cfg(test)]

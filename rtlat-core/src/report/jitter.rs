@@ -1,8 +1,10 @@
 //! A jitter monitor's report as report lines: cyclictest's `T:` line from its lateness, and
 //! a `J:` line with LinuxCNC's interval figures.
 
-use super::CyclictestLine;
-use crate::jitter::JitterReport;
+use super::cyclictest::field;
+use super::{CyclictestLine, Decimal};
+use crate::div64::div_u64;
+use crate::jitter::{JitterReport, JitterSnapshot};
 use core::fmt;
 
 impl CyclictestLine {
@@ -26,12 +28,31 @@ impl CyclictestLine {
             thread,
             tid: 0,
             priority: 0,
-            interval_us: report.period_ns / 1000,
+            interval_us: div_u64(report.period_ns, 1000),
             cycles: report.ticks,
             min_ns: l.min().unwrap_or(0),
             act_ns: report.last_lateness_ns.unwrap_or(0),
             avg_ns: l.mean_truncated().unwrap_or(0),
             max_ns: l.max().unwrap_or(0),
+            nanoseconds: false,
+        }
+    }
+
+    /// [`from_jitter`](Self::from_jitter) of the snapshot's report, built with 64-bit integers
+    /// only ([`JitterSnapshot::lateness_ns`]): the line a microcontroller prints without
+    /// linking 128-bit arithmetic. Equal to `from_jitter(thread, &snapshot.report())`.
+    pub fn from_snapshot(thread: u32, snapshot: &JitterSnapshot) -> Self {
+        let l = snapshot.lateness_ns();
+        CyclictestLine {
+            thread,
+            tid: 0,
+            priority: 0,
+            interval_us: div_u64(snapshot.period_ns(), 1000),
+            cycles: snapshot.ticks,
+            min_ns: l.map_or(0, |l| l.min),
+            act_ns: l.map_or(0, |l| l.last),
+            avg_ns: l.map_or(0, |l| l.mean),
+            max_ns: l.map_or(0, |l| l.max),
             nanoseconds: false,
         }
     }
@@ -77,7 +98,7 @@ impl JitterLine {
     pub fn from_report(thread: u32, report: &JitterReport) -> Self {
         JitterLine {
             thread,
-            interval_us: report.period_ns / 1000,
+            interval_us: div_u64(report.period_ns, 1000),
             ticks: report.ticks,
             min_interval_ns: report.min_interval_ns.unwrap_or(0),
             max_interval_ns: report.max_interval_ns.unwrap_or(0),
@@ -85,20 +106,32 @@ impl JitterLine {
             overruns: report.overruns,
         }
     }
+
+    /// The line of a snapshot, as [`from_report`](Self::from_report) of its report, with
+    /// 64-bit integers only.
+    pub fn from_snapshot(thread: u32, snapshot: &JitterSnapshot) -> Self {
+        let i = snapshot.intervals_ns();
+        JitterLine {
+            thread,
+            interval_us: div_u64(snapshot.period_ns(), 1000),
+            ticks: snapshot.ticks,
+            min_interval_ns: i.map_or(0, |i| i.min),
+            max_interval_ns: i.map_or(0, |i| i.max),
+            max_jitter_ns: i.map_or(0, |i| i.max_jitter),
+            overruns: snapshot.overruns,
+        }
+    }
 }
 
 impl fmt::Display for JitterLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "J:{:2} I:{} C:{:7} MinI:{:9} MaxI:{:9} Jitter:{:9} Overruns:{:7}",
-            self.thread,
-            self.interval_us,
-            self.ticks,
-            self.min_interval_ns,
-            self.max_interval_ns,
-            self.max_jitter_ns,
-            self.overruns
-        )
+        // Field by field, as `CyclictestLine`'s.
+        field(f, "J:", Decimal::unsigned(self.thread.into()), 2)?;
+        field(f, " I:", Decimal::unsigned(self.interval_us), 0)?;
+        field(f, " C:", Decimal::unsigned(self.ticks), 7)?;
+        field(f, " MinI:", Decimal::unsigned(self.min_interval_ns), 9)?;
+        field(f, " MaxI:", Decimal::unsigned(self.max_interval_ns), 9)?;
+        field(f, " Jitter:", Decimal::unsigned(self.max_jitter_ns), 9)?;
+        field(f, " Overruns:", Decimal::unsigned(self.overruns), 7)
     }
 }

@@ -7,12 +7,14 @@
 
 mod buffer;
 mod cyclictest;
+mod decimal;
 mod jitter;
 mod micros;
 mod xenomai;
 
 pub use buffer::LineBuffer;
 pub use cyclictest::CyclictestLine;
+pub use decimal::Decimal;
 pub use jitter::JitterLine;
 pub use micros::Micros3;
 pub use xenomai::XenomaiLine;
