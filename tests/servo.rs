@@ -389,6 +389,24 @@ fn assert_missed_periods_run_back_to_back(t: &AfterStall, stall: Duration, ran: 
     );
 }
 
+/// Waits (at most 10 s) until every thread of `pid` is stopped (`T` in its stat).
+fn wait_until_stopped(pid: i32) {
+    let stopped = || {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+        tasks.map(|t| t.unwrap().path().join("stat")).all(|stat| {
+            let text = std::fs::read_to_string(stat).unwrap_or_default();
+            // `pid (comm) state …`: the state follows the last `)`.
+            let state = text.rsplit(')').next().unwrap_or("").trim_start();
+            state.starts_with('T') || state.starts_with('t')
+        })
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while !stopped() {
+        assert!(std::time::Instant::now() < until, "{pid} stopped");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// The value of every pin in `halcmd show pin` output (s32 and float as numbers, u32 from
 /// hexadecimal).
 fn pins(show: &str) -> std::collections::BTreeMap<String, f64> {
@@ -416,12 +434,18 @@ fn missed_periods_run_back_to_back_as_in_linuxcncs_hal() {
     let dir = TempDir::new("servo-hal");
     // latency-test's threads (base 25 µs, servo 1 ms), each running timedelta (the interval
     // figures) and threadtest (a count of runs); the process stopped 200 ms after 1 s (by the
-    // pid of this halcmd's own rtapi_app), then 1 s more; `stop` freezes the pins for reading.
+    // pid of this halcmd's own rtapi_app: the oldest, the master; halcmd starts more rtapi_app
+    // processes as short-lived clients for its commands, which a loaded machine may still be
+    // running), then 1 s more; `stop` freezes the pins for reading.
     std::fs::write(
         dir.join("stall.sh"),
         format!(
-            "p=$(pgrep -P \"$PPID\" -x rtapi_app) || exit 1\n\
-             kill -STOP \"$p\"; sleep {}; kill -CONT \"$p\"\n",
+            "p=$(pgrep -o -P \"$PPID\" -x rtapi_app) || exit 1\n\
+             kill -STOP \"$p\"\n\
+             for t in /proc/\"$p\"/task/*; do\n\
+               until grep -q '^State:[[:space:]]*[Tt]' \"$t/status\"; do sleep 0.001; done\n\
+             done\n\
+             sleep {}; kill -CONT \"$p\"\n",
             stall.as_secs_f64()
         ),
     )
@@ -487,6 +511,9 @@ fn missed_periods_run_back_to_back_as_in_linuxcncs_hal() {
     );
     std::thread::sleep(Duration::from_millis(500));
     run.signal(libc::SIGSTOP);
+    // The stall starts when every thread has stopped (a loaded machine may take a while to
+    // stop a running thread), not when the signal was sent.
+    wait_until_stopped(run.pid());
     std::thread::sleep(stall);
     run.signal(libc::SIGCONT);
     let out = run.finish(Duration::from_secs(60));
