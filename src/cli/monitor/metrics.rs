@@ -270,8 +270,11 @@ mod tests {
         assert!(om.contains("# TYPE rtlat_cycles counter"), "{om}");
         assert!(om.contains("rtlat_cycles_total{cpu=\"3\",thread=\"0\"} 5"), "{om}");
         assert!(
-            om.contains("rtlat_latency_seconds_bucket{le=\"2e-5\",cpu=\"3\",thread=\"0\"} 1")
-                || om.contains("rtlat_latency_seconds_bucket{cpu=\"3\",thread=\"0\",le=\"2e-5\"} 1"),
+            om.contains("rtlat_latency_seconds_bucket{le=\"0.00001\",cpu=\"3\",thread=\"0\"} 0"),
+            "{om}"
+        );
+        assert!(
+            om.contains("rtlat_latency_seconds_bucket{le=\"0.00002\",cpu=\"3\",thread=\"0\"} 1"),
             "{om}"
         );
         assert!(om.contains("above=\"0.00005\""), "{om}");

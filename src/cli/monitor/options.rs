@@ -285,7 +285,7 @@ mod tests {
     }
 
     fn monitor(text: &str, isolated: &str) -> MonitorConfig {
-        let isolated = CpuSet::parse(isolated).unwrap();
+        let isolated = CpuSet::parse_allowing_empty(isolated).unwrap();
         match parse(&words(text), &isolated).unwrap() {
             Parsed::Monitor(config) => config,
             Parsed::Help => panic!("help"),
@@ -330,7 +330,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused() {
-        let none = CpuSet::parse("").unwrap();
+        let none = CpuSet::parse_allowing_empty("").unwrap();
         for bad in [
             "--window 0",
             "--window 5x",

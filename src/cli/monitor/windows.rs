@@ -169,7 +169,11 @@ mod tests {
         assert_eq!(t.spikes[1].get(), 1, "above 100 µs: 150 only");
         assert_eq!(t.cycles.get(), 4);
         assert_eq!(t.overruns.get(), 1);
-        assert_eq!(t.latency.count(), 4);
+        assert!(
+            metrics
+                .openmetrics()
+                .contains("rtlat_latency_seconds_count{cpu=\"0\",thread=\"0\"} 4")
+        );
         assert_eq!(t.window_current.get(), 150e-6);
         w.close_window();
         assert_eq!(t.window_last.get(), 150e-6);
