@@ -169,7 +169,8 @@ fn a_scrape_has_the_engines_figures_and_bad_clients_do_not_stop_the_server() {
     let slow: Vec<TcpStream> = (0..5)
         .map(|_| {
             let mut s = TcpStream::connect(&address).unwrap();
-            s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n").unwrap();
+            s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
             s
         })
         .collect();
@@ -198,7 +199,10 @@ fn a_scrape_has_the_engines_figures_and_bad_clients_do_not_stop_the_server() {
     let body = &bodies[0].2;
     assert!(body.ends_with("# EOF\n"), "OpenMetrics ends with # EOF");
     let cpu = [("cpu", "0"), ("thread", "0")];
-    assert_eq!(sample(body, "rtlat_cycles_total", &cpu), Some(cycles as f64));
+    assert_eq!(
+        sample(body, "rtlat_cycles_total", &cpu),
+        Some(cycles as f64)
+    );
     assert_eq!(
         sample(body, "rtlat_latency_seconds_count", &cpu),
         Some(number(own, "histogram_count") as f64)
@@ -251,7 +255,9 @@ fn a_scrape_has_the_engines_figures_and_bad_clients_do_not_stop_the_server() {
     assert_eq!(get(&address, "/nothing", None).0, 404);
     let (status, _, _) = request(
         &address,
-        &format!("POST /metrics HTTP/1.1\r\nHost: {address}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        &format!(
+            "POST /metrics HTTP/1.1\r\nHost: {address}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ),
     );
     assert_eq!(status, 405);
 
@@ -271,7 +277,10 @@ fn a_scrape_has_the_engines_figures_and_bad_clients_do_not_stop_the_server() {
     assert_eq!(outcome.code(), 0, "{}", outcome.stderr);
     // The textfile: written at the end, in the format node_exporter's collector reads.
     let text = std::fs::read_to_string(&textfile).unwrap();
-    assert_eq!(sample(&text, "rtlat_cycles_total", &cpu), Some(cycles as f64));
+    assert_eq!(
+        sample(&text, "rtlat_cycles_total", &cpu),
+        Some(cycles as f64)
+    );
     promtool_accepts(&textfile);
     let names = dir.names();
     assert_eq!(names, vec!["rtlat.prom".to_string()], "no temporary left");
@@ -351,7 +360,10 @@ fn query(prometheus: &str, promql: &str) -> Vec<(HashMap<String, String>, f64)> 
 /// first scrape came after the first samples).
 fn around(ns: i64) -> (f64, f64) {
     let s = ns as f64 / 1e9;
-    let own = BUCKETS.iter().position(|&b| s <= b).unwrap_or(BUCKETS.len());
+    let own = BUCKETS
+        .iter()
+        .position(|&b| s <= b)
+        .unwrap_or(BUCKETS.len());
     let low = if own >= 2 { BUCKETS[own - 2] } else { 0.0 };
     let high = BUCKETS.get(own + 1).copied().unwrap_or(f64::INFINITY);
     (low, high)
@@ -477,7 +489,10 @@ fn bad_command_lines_are_refused_in_one_line() {
         (vec!["--listen", "localhost"], "--listen"),
         (vec!["--listen", "127.0.0.1:99999"], "--listen"),
         (vec!["--listen", &taken], "--listen"),
-        (vec!["--textfile", "/nonexistent-rtlat-dir/x.prom"], "--textfile"),
+        (
+            vec!["--textfile", "/nonexistent-rtlat-dir/x.prom"],
+            "--textfile",
+        ),
         (vec!["--json", "x.json"], "--json"),
         (vec!["-i", "0"], "-i"),
     ] {

@@ -92,9 +92,8 @@ impl Metrics {
     /// The registry for `threads`, with one spike counter per threshold (ns).
     pub fn new(threads: &[ThreadId], thresholds_ns: &[i64]) -> Metrics {
         let mut registry = Registry::default();
-        let latency = Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(
-            latency_histogram,
-        );
+        let latency =
+            Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
         let cycles = Family::<Labels, Counter>::default();
         let overruns = Family::<Labels, Counter>::default();
         let min = Family::<Labels, Seconds>::default();
@@ -268,7 +267,10 @@ mod tests {
         let om = m.openmetrics();
         assert!(om.ends_with("# EOF\n"), "{om}");
         assert!(om.contains("# TYPE rtlat_cycles counter"), "{om}");
-        assert!(om.contains("rtlat_cycles_total{cpu=\"3\",thread=\"0\"} 5"), "{om}");
+        assert!(
+            om.contains("rtlat_cycles_total{cpu=\"3\",thread=\"0\"} 5"),
+            "{om}"
+        );
         assert!(
             om.contains("rtlat_latency_seconds_bucket{le=\"0.00001\",cpu=\"3\",thread=\"0\"} 0"),
             "{om}"
@@ -282,8 +284,14 @@ mod tests {
         assert!(!om.contains("host=\"a\""), "the info is replaced: {om}");
         let classic = prometheus_text(&om);
         assert!(!classic.contains("# EOF"));
-        assert!(classic.contains("# TYPE rtlat_cycles_total counter\n"), "{classic}");
-        assert!(classic.contains("# HELP rtlat_cycles_total Cycles"), "{classic}");
+        assert!(
+            classic.contains("# TYPE rtlat_cycles_total counter\n"),
+            "{classic}"
+        );
+        assert!(
+            classic.contains("# HELP rtlat_cycles_total Cycles"),
+            "{classic}"
+        );
         assert!(classic.contains("# TYPE rtlat_latency_seconds histogram\n"));
     }
 }

@@ -131,16 +131,17 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     {
         errln!("warning: {e}; the monitor continues, but page faults may add latency");
     }
-    let _dma_latency = config
-        .run
-        .dma_latency_us()
-        .and_then(|us| match DmaLatencyGuard::set(us as i32) {
-            Ok(guard) => Some(guard),
-            Err(e) => {
-                errln!("warning: {e}; C-states are not limited for this monitor");
-                None
-            }
-        });
+    let _dma_latency =
+        config
+            .run
+            .dma_latency_us()
+            .and_then(|us| match DmaLatencyGuard::set(us as i32) {
+                Ok(guard) => Some(guard),
+                Err(e) => {
+                    errln!("warning: {e}; C-states are not limited for this monitor");
+                    None
+                }
+            });
     let _governor = governor.map(|g| g.hold()).transpose()?;
     let _idle_states = idle_states.map(|s| s.hold(false)).transpose()?;
 
@@ -412,9 +413,6 @@ fn info(facts: &Facts, plan: &Plan, isolated: &CpuSet, config: &MonitorConfig) -
         ("isolated_cpus".into(), isolated.to_string()),
         ("governor".into(), governor),
         ("version".into(), env!("CARGO_PKG_VERSION").into()),
-        (
-            "window_seconds".into(),
-            config.window.as_secs().to_string(),
-        ),
+        ("window_seconds".into(), config.window.as_secs().to_string()),
     ]
 }

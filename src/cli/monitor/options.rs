@@ -109,10 +109,13 @@ fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
         };
         let value = match inline {
             Some(value) => value,
-            None => words.next().cloned().ok_or_else(|| UsageError::MissingValue {
-                option: name.to_string(),
-                expected: expected(name),
-            })?,
+            None => words
+                .next()
+                .cloned()
+                .ok_or_else(|| UsageError::MissingValue {
+                    option: name.to_string(),
+                    expected: expected(name),
+                })?,
         };
         *slot = Some(value);
     }
@@ -122,9 +125,7 @@ fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
 /// What each of the monitor's options accepts, for messages.
 fn expected(option: &str) -> String {
     match option {
-        WINDOW => format!(
-            "a window length of 1 s to 1 day: whole seconds, or a whole number with s, m, h or d (30s, 5m)"
-        ),
+        WINDOW => "a window length of 1 s to 1 day: whole seconds, or a whole number with s, m, h or d (30s, 5m)".into(),
         SPIKE_ABOVE => format!(
             "up to {MAX_THRESHOLDS} latency thresholds separated by commas, each above 0 and at most 1 s, in ns, us (µs) or ms (a bare number is µs): 50us,100us"
         ),

@@ -38,7 +38,11 @@ pub const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; char
 pub const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Serves `metrics` on `listener` until `stop` is set. Errors are one line.
-pub fn serve(listener: TcpListener, metrics: Arc<Metrics>, stop: &AtomicBool) -> Result<(), String> {
+pub fn serve(
+    listener: TcpListener,
+    metrics: Arc<Metrics>,
+    stop: &AtomicBool,
+) -> Result<(), String> {
     // Signals go to the main thread, which ends the monitor (as in the measuring threads).
     let _ = rtlat_linux::signals::block_run_signals();
     listener
@@ -51,8 +55,8 @@ pub fn serve(listener: TcpListener, metrics: Arc<Metrics>, stop: &AtomicBool) ->
         .map_err(|e| format!("cannot start the HTTP server: {e}"))?;
     let open = Arc::new(AtomicUsize::new(0));
     let result = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::from_std(listener)
-            .map_err(|e| format!("--listen: {e}"))?;
+        let listener =
+            tokio::net::TcpListener::from_std(listener).map_err(|e| format!("--listen: {e}"))?;
         while !stop.load(Ordering::Acquire) {
             let Ok(accepted) = tokio::time::timeout(STOP_CHECK, listener.accept()).await else {
                 continue;
@@ -130,7 +134,10 @@ fn respond(request: &Request<Incoming>, metrics: &Metrics) -> Response<Full<Byte
             StatusCode::OK,
             "rtlat monitor: the metrics are at /metrics\n",
         ),
-        _ => text(StatusCode::NOT_FOUND, "not found: the metrics are at /metrics\n"),
+        _ => text(
+            StatusCode::NOT_FOUND,
+            "not found: the metrics are at /metrics\n",
+        ),
     }
 }
 
@@ -155,7 +162,9 @@ mod tests {
         let h = |s: &'static str| Some(HeaderValue::from_static(s));
         assert!(!wants_prometheus_text(None));
         assert!(!wants_prometheus_text(h("*/*").as_ref()));
-        assert!(wants_prometheus_text(h("text/plain;version=0.0.4").as_ref()));
+        assert!(wants_prometheus_text(
+            h("text/plain;version=0.0.4").as_ref()
+        ));
         assert!(!wants_prometheus_text(
             h("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1").as_ref()
         ));

@@ -202,7 +202,10 @@ mod tests {
         assert!(!clock.ended(start));
         assert!(clock.ended(start + Duration::from_secs(11)));
         assert!(!clock.ended(start + Duration::from_secs(12)));
-        assert!(clock.ended(start + Duration::from_secs(35)), "late: one close");
+        assert!(
+            clock.ended(start + Duration::from_secs(35)),
+            "late: one close"
+        );
         assert!(!clock.ended(start + Duration::from_secs(39)));
     }
 }

@@ -660,7 +660,11 @@ fn final_figures(r: &ThreadReport) -> LiveFigures {
     }
 }
 
-pub(crate) fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -> Vec<MeasurePlan> {
+pub(crate) fn measure_plans(
+    config: &RunConfig,
+    plan: &Plan,
+    policy: rtlat_linux::Policy,
+) -> Vec<MeasurePlan> {
     let unit_ns: u64 = if config.unit == Unit::Ns { 1 } else { 1000 };
     plan.threads
         .iter()
