@@ -265,7 +265,11 @@ fn a_scrape_has_the_engines_figures_and_bad_clients_do_not_stop_the_server() {
     for mut s in slow {
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         let mut answer = Vec::new();
-        let _ = s.read_to_end(&mut answer);
+        let closed = s.read_to_end(&mut answer);
+        assert!(
+            closed.is_ok(),
+            "the server closed the slow connection: {closed:?}"
+        );
         let answer = String::from_utf8_lossy(&answer);
         assert!(
             answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
