@@ -1,7 +1,7 @@
 //! `/metrics` over HTTP: hyper's HTTP/1 server on a one-thread tokio runtime, on its own
 //! thread (which runs where the monitor's main thread may: the housekeeping CPUs). Each
 //! connection is a task, not a thread; a client that does not send its request head within
-//! [`HEADER_TIMEOUT`] gets 408 and is closed (hyper), a connection is closed after
+//! [`HEADER_TIMEOUT`] is disconnected (hyper's header read timeout), a connection is closed after
 //! [`CONNECTION_TIMEOUT`] whatever it does, and past [`MAX_CONNECTIONS`] open at once a new
 //! one is closed at once: a slow or malformed client costs a task and a socket for a bounded
 //! time, and the server keeps serving the others. Malformed requests get hyper's 400.
