@@ -38,7 +38,10 @@ fn command(args: Vec<String>) -> ExitCode {
     }
     match args.get(1).map(String::as_str) {
         Some("run") => cli::run::execute::main(&args[2..], false),
-        Some(command @ ("audit" | "threads" | "irq" | "cpufreq" | "compare")) => tools(command),
+        Some(command @ ("audit" | "threads" | "irq" | "cpufreq" | "compare")) => {
+            sibling(command, "rtlat-tools")
+        }
+        Some("monitor") => sibling("monitor", "rtlat-monitor"),
         Some("plot") => plot(&args[2..]),
         Some("latency") => cli::latency::main(&args[2..]),
         Some("servo") => cli::servo::main(&args[2..]),
@@ -58,6 +61,7 @@ fn command(args: Vec<String>) -> ExitCode {
                  \x20      rtlat plot FILES -o OUT  OSADL-style latency plots (SVG or PNG)\n\
                  \x20      rtlat latency [OPTIONS]  Xenomai's latency test (also as argv[0] latency)\n\
                  \x20      rtlat servo [OPTIONS]    LinuxCNC's latency-test: base and servo thread jitter\n\
+                 \x20      rtlat monitor [OPTIONS]  measure for days, serve the latency to Prometheus (/metrics)\n\
                  \x20      rtlat --version\n\n\
                  Each command's --help tells more.\n\n{}",
                 env!("CARGO_PKG_VERSION"),
@@ -71,20 +75,21 @@ fn command(args: Vec<String>) -> ExitCode {
         }
         Some(other) => {
             errln!(
-                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, --version, --help"
+                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, monitor, --version, --help"
             );
             rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }
     }
 }
 
-/// `rtlat audit|threads|irq|cpufreq|compare ...` are `rtlat-tools`' commands: this process
-/// becomes `rtlat-tools` with the same arguments (argv\[0\] included), so the same PID, the
-/// same messages, signals and exit statuses. Returns only when the exec fails.
-fn tools(command: &str) -> ExitCode {
-    let Some(program) = rtlat::args::sibling("rtlat-tools") else {
+/// `rtlat audit|threads|irq|cpufreq|compare ...` are `rtlat-tools`' commands, `rtlat monitor
+/// ...` is `rtlat-monitor`'s: this process becomes that binary with the same arguments
+/// (argv\[0\] included), so the same PID, the same messages, signals and exit statuses.
+/// Returns only when the exec fails.
+fn sibling(command: &str, binary: &str) -> ExitCode {
+    let Some(program) = rtlat::args::sibling(binary) else {
         errln!(
-            "rtlat {command}: the rtlat-tools binary is not beside rtlat; install both (cargo build builds both)"
+            "rtlat {command}: the {binary} binary is not beside rtlat; install both (cargo build builds both)"
         );
         return ExitCode::from(2);
     };

@@ -23,6 +23,7 @@ mod idle_states;
 mod irq;
 mod latency;
 mod measurement_thread;
+mod monitor;
 mod outputs;
 mod plot;
 mod plot_bad_input;

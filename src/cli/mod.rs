@@ -19,5 +19,8 @@ pub mod audit;
 pub mod compare;
 #[cfg(feature = "tools")]
 pub mod irq;
+// `rtlat monitor` runs in rtlat-monitor (feature `monitor`).
+#[cfg(feature = "monitor")]
+pub mod monitor;
 #[cfg(feature = "tools")]
 pub mod threads;

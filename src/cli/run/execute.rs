@@ -325,7 +325,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
 
 /// What `--governor` and `--profile` hold for the run on its threads' CPUs, checked (nothing
 /// changed yet): `--governor` or the profile's governor, and the profile's frequency.
-fn run_governor(config: &RunConfig, plan: &Plan) -> Result<Option<RunGovernor>, String> {
+pub(crate) fn run_governor(config: &RunConfig, plan: &Plan) -> Result<Option<RunGovernor>, String> {
     let cpus = plan.threads.iter().map(|t| t.cpu);
     let Some(profile) = &config.profile else {
         return match &config.governor {
@@ -660,7 +660,11 @@ fn final_figures(r: &ThreadReport) -> LiveFigures {
     }
 }
 
-fn measure_plans(config: &RunConfig, plan: &Plan, policy: rtlat_linux::Policy) -> Vec<MeasurePlan> {
+pub(crate) fn measure_plans(
+    config: &RunConfig,
+    plan: &Plan,
+    policy: rtlat_linux::Policy,
+) -> Vec<MeasurePlan> {
     let unit_ns: u64 = if config.unit == Unit::Ns { 1 } else { 1000 };
     plan.threads
         .iter()
@@ -741,7 +745,7 @@ fn loadavg() -> String {
         .unwrap_or_default()
 }
 
-fn available_cpus() -> Result<CpuSet, String> {
+pub(crate) fn available_cpus() -> Result<CpuSet, String> {
     let online = CpuSet::online(std::path::Path::new("/")).map_err(|e| e.to_string())?;
     let allowed = rtlat_linux::affinity().map_err(|e| e.to_string())?;
     let allowed = CpuSet::from_cpus(allowed).map_err(|e| e.to_string())?;

@@ -54,7 +54,7 @@ pub use config::{
     Align, Clock, Histogram, Parsed, Policy, RunConfig, Threads, TimerKind, Unit, timer_name,
 };
 pub use cpu_spec::CpuSpec;
-pub use parse::parse;
+pub use parse::{given, parse};
 pub use plan::{Plan, ThreadPlan, check_writable_parent};
 use table::{Expectations, Opt, specs};
 #[cfg(test)]

@@ -62,6 +62,20 @@ fn policy(value: &str) -> Option<Policy> {
     }
 }
 
+/// Which of the settings a profile (or `rtlat monitor`'s defaults) fills in the words after
+/// `rtlat run` give, in any spelling (`-t`, `--threads=2`, `-mt`); nothing else is checked.
+pub fn given(args: &[String]) -> Result<Given, UsageError> {
+    let found = getopt::scan(args, &specs(false), &Expectations)?;
+    let gave = |id: Opt| found.iter().any(|f| f.id == id);
+    Ok(Given {
+        threads: gave(Opt::Threads),
+        affinity: gave(Opt::Affinity),
+        smp: gave(Opt::Smp),
+        priority: gave(Opt::Priority),
+        policy: gave(Opt::Policy),
+    })
+}
+
 /// Parses the words after `rtlat run` (or after `cyclictest`), without the program name.
 ///
 /// `invoked_as_cyclictest`: rtlat was run under the name `cyclictest`; its own options

@@ -1,0 +1,418 @@
+//! `rtlat monitor`: the latency of this machine in Prometheus, for days. `rtlat run`'s
+//! measuring threads (the one engine, run's options, the monitor's defaults: see
+//! [`options`]) write every latency into a lock-free sample ring and their live figures
+//! into a sequence lock; the monitor's main thread drains both every
+//! [`DRAIN_EVERY`] into the metrics ([`windows`], [`metrics`]); a server thread serves them
+//! on `/metrics` ([`server`]); `--textfile` gets them every window ([`textfile`]); a
+//! housekeeping thread runs the audit every window ([`audit`]). None of these threads runs
+//! on a measured CPU when another is available, and none can delay a measuring thread: they
+//! only read what it publishes, and it never waits on them.
+//!
+//! SIGINT and SIGTERM (and SIGHUP) end it as they end `rtlat run`: the threads woken, what
+//! the run changed restored (`/dev/cpu_dma_latency` released, a held governor given back).
+//! `-l` or `-D` end the measurement, not the monitor: it goes on serving the final figures
+//! until a stop signal.
+
+pub mod audit;
+pub mod metrics;
+pub mod options;
+pub mod server;
+pub mod textfile;
+pub mod windows;
+
+use std::net::TcpListener;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use rtlat_engine::rings::{sample_ring, window_ring};
+use rtlat_engine::run::{RunShared, new_run_histogram};
+use rtlat_engine::threads::{Failures, measurement_threads};
+use rtlat_engine::{LiveFigures, LiveStatus};
+use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::{DmaLatencyGuard, signals};
+use rtlat_system::facts::Facts;
+
+use crate::cli::run::execute::{available_cpus, measure_plans, run_governor};
+use crate::cli::run::measure::run_thread;
+use crate::cli::run::options::{Plan, check_writable_parent};
+use metrics::{Labels, Metrics, ThreadId};
+use options::{MonitorConfig, Parsed};
+use rtlat::exit_status;
+use windows::{ThreadWindows, WindowClock};
+
+/// How often the main thread drains the rings and reads the live figures.
+pub const DRAIN_EVERY: Duration = Duration::from_millis(100);
+/// Seconds of samples a thread's ring holds before the oldest are lost (the main thread
+/// drains it ten times a second).
+const RING_SECONDS: u64 = 10;
+/// Bounds of a ring's length.
+const RING_MIN: usize = 16_384;
+const RING_MAX: usize = 1 << 17;
+
+const USAGE: &str = "\
+Usage: rtlat monitor [OPTIONS] [rtlat run OPTIONS]
+
+Measures wake-up latency for days, as `rtlat run` does, and serves it to Prometheus on
+/metrics (OpenMetrics text; the Prometheus text format for a client whose Accept asks for
+text/plain only).
+
+  --listen ADDR:PORT   where /metrics is served (default 127.0.0.1:9961; port 0: any free one)
+  --window DURATION    the window whose maximum is kept per CPU, and the textfile's period
+                       (default 5m; whole seconds or with s, m, h, d: 30s, 5m)
+  --spike-above LIST   count latencies above each threshold (50us,100us,1ms; a bare number is µs)
+  --textfile PATH      write the exposition there every window (node_exporter's textfile
+                       collector), by atomic rename
+
+rtlat run's options set the measurement; the monitor's defaults where they are left out:
+one thread per isolated CPU (per available CPU when none is isolated), SCHED_FIFO 99,
+1 ms interval on every thread (-d 0). -l and -D end the measurement, not the monitor: it
+serves the final figures until SIGINT or SIGTERM. Not for a monitor: -v, -h/-H, --histfile,
+--json, -F, -b, --spike, -M, --profile.
+";
+
+/// Runs `rtlat monitor ARGS`; returns the exit status.
+pub fn main(args: &[String]) -> ExitCode {
+    match monitor(args) {
+        Ok(code) => code,
+        Err(message) => {
+            errln!("rtlat monitor: {message}");
+            exit_status::code(exit_status::BAD_INPUT)
+        }
+    }
+}
+
+fn monitor(args: &[String]) -> Result<ExitCode, String> {
+    // As in `rtlat run`: stop signals end the monitor cleanly from the first moment.
+    signals::install_run_handlers().map_err(|e| e.to_string())?;
+    let facts = Facts::live();
+    let isolated = facts.isolated_cpus().unwrap_or_default();
+    let config = match options::parse(args, &isolated).map_err(|e| e.to_string())? {
+        Parsed::Help => {
+            out!("{USAGE}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Monitor(config) => config,
+    };
+    let available = available_cpus()?;
+    let plan = config.run.plan(&available).map_err(|e| e.to_string())?;
+    if let Some(path) = &config.textfile {
+        check_writable_parent(path, "--textfile").map_err(|e| e.to_string())?;
+    }
+    let listener = TcpListener::bind(config.listen)
+        .map_err(|e| format!("--listen {}: cannot listen there: {e}", config.listen))?;
+    let listening = listener.local_addr().map_err(|e| e.to_string())?;
+    let governor = run_governor(&config.run, &plan)?;
+    let idle_states = crate::cli::run::idle_states::check(&config.run, &available)?;
+    let policy = config.run.policy();
+    if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
+        rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
+    }
+    for notice in &plan.notices {
+        errln!("{notice}");
+    }
+    // The main thread, and so the server and audit threads it starts, on the housekeeping
+    // CPUs: those not measured (or --mainaffinity's).
+    let housekeeping = housekeeping_cpus(&plan, &available);
+    match &housekeeping {
+        Some(cpus) => {
+            let cpus: Vec<usize> = cpus.iter().collect();
+            rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
+        }
+        None => errln!(
+            "rtlat monitor: every available CPU is measured: the server shares them with the measuring threads, which preempt it (isolate CPUs, or give -a fewer CPUs)"
+        ),
+    }
+
+    // Everything below changes the machine; each change is undone when its guard drops.
+    if config.run.mlockall
+        && let Err(e) = rtlat_linux::lock_memory()
+    {
+        errln!("warning: {e}; the monitor continues, but page faults may add latency");
+    }
+    let _dma_latency =
+        config
+            .run
+            .dma_latency_us()
+            .and_then(|us| match DmaLatencyGuard::set(us as i32) {
+                Ok(guard) => Some(guard),
+                Err(e) => {
+                    errln!("warning: {e}; C-states are not limited for this monitor");
+                    None
+                }
+            });
+    let _governor = governor.map(|g| g.hold()).transpose()?;
+    let _idle_states = idle_states.map(|s| s.hold(false)).transpose()?;
+
+    let measure_plans = measure_plans(&config.run, &plan, policy);
+    let ids: Vec<ThreadId> = plan
+        .threads
+        .iter()
+        .map(|t| ThreadId {
+            index: t.index as usize,
+            cpu: t.cpu,
+        })
+        .collect();
+    let metrics = Arc::new(Metrics::new(&ids, &config.spike_above_ns));
+    // Made again each window: a governor changed under the monitor shows.
+    let info_now = || info(&facts, &plan, &isolated, &config);
+    metrics.set_info(info_now());
+    let ring_len = ring_len(config.run.interval_us);
+    let threads = plan.threads.len();
+    let shared = RunShared {
+        stop: AtomicBool::new(signals::stop_requested()),
+        live: (0..threads).map(|_| LiveStatus::default()).collect(),
+        rings: (0..threads).map(|_| Some(sample_ring(ring_len))).collect(),
+        ready: Barrier::new(threads + 1),
+        epoch_ns: AtomicU64::new(0),
+        go: Barrier::new(threads + 1),
+        break_tid: AtomicI32::new(0),
+        ftrace: None,
+        // No per-second series (a monitor has no JSON): the smallest ring.
+        seconds: (0..threads).map(|_| window_ring(1)).collect(),
+    };
+    let mut windows: Vec<ThreadWindows> = metrics
+        .threads
+        .iter()
+        .map(|m| ThreadWindows::new(m.clone(), &config.spike_above_ns))
+        .collect();
+
+    let helpers_stop = AtomicBool::new(false);
+    let tools = rtlat::args::sibling("rtlat-tools");
+    let result = std::thread::scope(|scope| -> Result<(), String> {
+        let server = std::thread::Builder::new()
+            .name("rtlat-http".into())
+            .spawn_scoped(scope, || {
+                server::serve(listener, Arc::clone(&metrics), &helpers_stop)
+            })
+            .map_err(|e| format!("cannot start the HTTP server: {e}"))?;
+        let _audit = std::thread::Builder::new()
+            .name("rtlat-audit".into())
+            .spawn_scoped(scope, || {
+                audit_loop(tools.as_ref(), &metrics, config.window, &helpers_stop)
+            })
+            .map_err(|e| format!("cannot start the audit thread: {e}"))?;
+        errln!(
+            "rtlat monitor: serving http://{listening}/metrics; {threads} threads on CPUs {}, {} {}, interval {} µs, window {} s",
+            cpu_list(&plan),
+            policy.name(),
+            plan.threads.first().map_or(0, |t| t.priority),
+            config.run.interval_us,
+            config.window.as_secs()
+        );
+        let measured = measure(
+            &config,
+            &plan,
+            &shared,
+            &measure_plans,
+            (&metrics, &info_now),
+            &mut windows,
+        );
+        if measured.is_ok() && !signals::stop_requested() {
+            errln!(
+                "rtlat monitor: the measurement ended (-l/-D); serving its final figures until SIGINT or SIGTERM"
+            );
+            while !signals::stop_requested() {
+                signals::sleep_or_signal(DRAIN_EVERY);
+            }
+        }
+        helpers_stop.store(true, Ordering::Release);
+        let served = server
+            .join()
+            .unwrap_or_else(|_| Err("the HTTP server panicked".into()));
+        measured.and(served)
+    });
+    result?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The measurement, and the main thread's draining, until the threads end (a stop signal,
+/// `-l`, `-D`, a failure).
+fn measure(
+    config: &MonitorConfig,
+    plan: &Plan,
+    shared: &RunShared,
+    measure_plans: &[rtlat_engine::run::MeasurePlan],
+    (metrics, info_now): (&Metrics, &dyn Fn() -> Labels),
+    windows: &mut [ThreadWindows],
+) -> Result<(), String> {
+    let threads = measure_plans.iter().map(|p| {
+        let histogram = new_run_histogram();
+        (format!("rtlat-t{}", p.index), move || {
+            run_thread(p, shared, histogram)
+        })
+    });
+    let failures = Failures {
+        cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
+        panicked: "a measurement thread panicked",
+    };
+    let (reports, ()) = measurement_threads(threads, failures, |_| {
+        shared.ready.wait();
+        shared.go.wait();
+        let mut clock = WindowClock::new(config.window);
+        loop {
+            let all_done = shared.live.iter().all(LiveStatus::finished);
+            drain(shared, windows);
+            if clock.ended(Instant::now()) {
+                metrics.set_info(info_now());
+                close_windows(config, windows, metrics);
+            }
+            if all_done {
+                break;
+            }
+            if signals::stop_requested() {
+                shared.stop.store(true, Ordering::Release);
+            }
+            if shared.stop.load(Ordering::Acquire) {
+                // As `rtlat run` ends: the sleeping threads woken now, their interrupted
+                // cycle not counted.
+                signals::cancel_measurement(
+                    shared
+                        .live
+                        .iter()
+                        .filter(|l| !l.finished())
+                        .map(LiveStatus::tid),
+                );
+                signals::sleep_or_signal(Duration::from_millis(1));
+            } else {
+                signals::sleep_or_signal(DRAIN_EVERY);
+            }
+        }
+    })?;
+    drain(shared, windows);
+    if let Some(path) = &config.textfile
+        && let Err(e) = textfile::write(path, metrics)
+    {
+        errln!("rtlat monitor: {e}");
+    }
+    for ((t, report), w) in plan.threads.iter().zip(&reports).zip(windows.iter()) {
+        let f: LiveFigures = shared.live[t.index as usize].read();
+        errln!(
+            "rtlat monitor: thread={} cpu={} cycles={} min_ns={} max_ns={} p99_ns={} overruns={} histogram_count={}",
+            t.index,
+            t.cpu,
+            f.cycles,
+            f.min_ns,
+            f.max_ns,
+            w.histogram().percentile(99.0).unwrap_or(0),
+            report.overruns,
+            w.histogram().count()
+        );
+    }
+    Ok(())
+}
+
+/// Drains every thread's ring and live figures into the metrics.
+fn drain(shared: &RunShared, windows: &mut [ThreadWindows]) {
+    for ((w, ring), live) in windows.iter_mut().zip(&shared.rings).zip(&shared.live) {
+        if let Some(ring) = ring {
+            w.drain(ring, live);
+        }
+    }
+}
+
+/// A window has ended: its maxima become the last window's, the textfile is written.
+fn close_windows(config: &MonitorConfig, windows: &mut [ThreadWindows], metrics: &Metrics) {
+    for w in windows.iter_mut() {
+        w.close_window();
+    }
+    if let Some(path) = &config.textfile
+        && let Err(e) = textfile::write(path, metrics)
+    {
+        errln!("rtlat monitor: {e}");
+    }
+}
+
+/// The audit, at start and once per window, until `stop`.
+fn audit_loop(
+    tools: Option<&std::path::PathBuf>,
+    metrics: &Metrics,
+    window: Duration,
+    stop: &AtomicBool,
+) {
+    let _ = signals::block_run_signals();
+    let mut said: Option<String> = None;
+    loop {
+        match audit::run(tools) {
+            Ok(worst) => {
+                metrics.audit_worst.set(worst);
+                metrics.audit_up.set(1);
+                said = None;
+            }
+            Err(why) => {
+                metrics.audit_worst.set(-1);
+                metrics.audit_up.set(0);
+                if said.as_ref() != Some(&why) {
+                    errln!("rtlat monitor: {why}");
+                    said = Some(why);
+                }
+            }
+        }
+        let until = Instant::now() + window;
+        while Instant::now() < until {
+            if stop.load(Ordering::Acquire) {
+                return;
+            }
+            std::thread::sleep(DRAIN_EVERY);
+        }
+    }
+}
+
+/// The CPUs the helper threads run on: `--mainaffinity`'s, or the available CPUs no thread
+/// measures; `None` when every one is measured.
+fn housekeeping_cpus(plan: &Plan, available: &CpuSet) -> Option<CpuSet> {
+    if let Some(cpus) = &plan.main_affinity {
+        return Some(cpus.clone());
+    }
+    let free: Vec<usize> = available
+        .iter()
+        .filter(|c| plan.threads.iter().all(|t| t.cpu != *c))
+        .collect();
+    (!free.is_empty())
+        .then(|| CpuSet::from_cpus(free).ok())
+        .flatten()
+}
+
+/// A thread's ring: [`RING_SECONDS`] of samples at `interval_us`, within bounds.
+fn ring_len(interval_us: u64) -> usize {
+    let per_second = 1_000_000 / interval_us.max(1);
+    usize::try_from(per_second * RING_SECONDS)
+        .unwrap_or(RING_MAX)
+        .clamp(RING_MIN, RING_MAX)
+}
+
+fn cpu_list(plan: &Plan) -> String {
+    CpuSet::from_cpus(plan.threads.iter().map(|t| t.cpu).collect::<Vec<_>>())
+        .map_or_else(|_| "?".into(), |s| s.to_string())
+}
+
+/// The info metric's labels: the machine as measured.
+fn info(facts: &Facts, plan: &Plan, isolated: &CpuSet, config: &MonitorConfig) -> Labels {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let release = facts.os_release().unwrap_or_default();
+    let rt = facts.preempt_rt().is_ok_and(|p| p.is_rt());
+    let mut governors: Vec<String> = plan
+        .threads
+        .iter()
+        .filter_map(|t| facts.cpufreq(t.cpu).governor().ok())
+        .collect();
+    governors.sort();
+    governors.dedup();
+    let governor = if governors.is_empty() {
+        "none".to_string()
+    } else {
+        governors.join(",")
+    };
+    vec![
+        ("host".into(), host),
+        ("kernel_release".into(), release.trim().to_string()),
+        ("preempt_rt".into(), if rt { "yes" } else { "no" }.into()),
+        ("isolated_cpus".into(), isolated.to_string()),
+        ("governor".into(), governor),
+        ("version".into(), env!("CARGO_PKG_VERSION").into()),
+        ("window_seconds".into(), config.window.as_secs().to_string()),
+    ]
+}

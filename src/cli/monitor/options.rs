@@ -1,0 +1,356 @@
+//! `rtlat monitor`'s command line. Its own options (`--window`, `--spike-above`, `--listen`,
+//! `--textfile`, spelled in full) are taken out first; every other word is `rtlat run`'s,
+//! read by run's parser ([`crate::cli::run::options::parse`]), with the monitor's defaults
+//! filled in where the command line leaves a setting out:
+//!
+//! | setting | monitor default | unless given |
+//! | --- | --- | --- |
+//! | threads | one per isolated CPU (`-t -a ISOLATED`), or per available CPU when none is isolated (`-t`) | `-t`, `-a`, `-S` |
+//! | priority | SCHED_FIFO 99 (`-p 99`) | `-p`, `--policy` |
+//! | distance | every thread at the same interval (`-d 0`) | `-d` |
+//! | interval | 1 ms (`-i 1000`, run's default too) | `-i` |
+//!
+//! Options that write results at the end or print while measuring (`-v`, `-h`/`-H`,
+//! `--histfile`, `--json`, `-F`, `-b`, `--spike`, `-M`, `--profile`) are run's, not the
+//! monitor's: refused in one line.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rtlat_linux::cpuset::CpuSet;
+
+use crate::cli::run::options::{self as run_options, Parsed as RunParsed, RunConfig, UsageError};
+
+/// The port `/metrics` listens on by default (on 127.0.0.1). Prometheus' list of exporter
+/// ports (9100–9999) is fully allocated; this one is not in common use. `--listen` chooses
+/// another.
+pub const DEFAULT_PORT: u16 = 9961;
+/// Default `--window`: five minutes, OSADL's QA-farm window.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(300);
+/// Longest `--window`: a day.
+pub const MAX_WINDOW_SECS: u64 = 86_400;
+/// Most `--spike-above` thresholds.
+pub const MAX_THRESHOLDS: usize = 16;
+/// Largest `--spike-above` threshold: one second.
+pub const MAX_THRESHOLD_NS: i64 = 1_000_000_000;
+
+/// What `rtlat monitor`'s command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MonitorConfig {
+    /// The measurement: `rtlat run`'s options with the monitor's defaults.
+    pub run: RunConfig,
+    /// `--window`: the length of a window (its maximum per CPU, and the textfile's period).
+    pub window: Duration,
+    /// `--spike-above`: the spike thresholds, ns, ascending, no duplicates.
+    pub spike_above_ns: Vec<i64>,
+    /// `--listen`: where `/metrics` is served.
+    pub listen: SocketAddr,
+    /// `--textfile`: the exposition written there each window (node_exporter's textfile
+    /// collector), by atomic rename.
+    pub textfile: Option<PathBuf>,
+}
+
+/// The command line, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+// Made once per process and matched at once.
+#[allow(clippy::large_enum_variant)]
+pub enum Parsed {
+    /// `--help`.
+    Help,
+    /// A monitor to run.
+    Monitor(MonitorConfig),
+}
+
+/// The monitor's own options as given, and the words left for run's parser.
+#[derive(Debug, Default)]
+struct Own {
+    window: Option<String>,
+    spike_above: Option<String>,
+    listen: Option<String>,
+    textfile: Option<String>,
+    help: bool,
+}
+
+const WINDOW: &str = "--window";
+const SPIKE_ABOVE: &str = "--spike-above";
+const LISTEN: &str = "--listen";
+const TEXTFILE: &str = "--textfile";
+
+/// Takes the monitor's options (`--window 5m`, `--window=5m`, ...) out of `args`; the last
+/// of a repeated one wins, as in run's options. Words after `--` are left alone.
+fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
+    let mut own = Own::default();
+    let mut rest = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if word == "--" {
+            rest.push(word.clone());
+            rest.extend(words.by_ref().cloned());
+            break;
+        }
+        if word == "--help" || word == "-?" {
+            own.help = true;
+            continue;
+        }
+        let (name, inline) = match word.split_once('=') {
+            Some((name, value)) => (name, Some(value.to_string())),
+            None => (word.as_str(), None),
+        };
+        let slot = match name {
+            WINDOW => &mut own.window,
+            SPIKE_ABOVE => &mut own.spike_above,
+            LISTEN => &mut own.listen,
+            TEXTFILE => &mut own.textfile,
+            _ => {
+                rest.push(word.clone());
+                continue;
+            }
+        };
+        let value = match inline {
+            Some(value) => value,
+            None => words
+                .next()
+                .cloned()
+                .ok_or_else(|| UsageError::MissingValue {
+                    option: name.to_string(),
+                    expected: expected(name),
+                })?,
+        };
+        *slot = Some(value);
+    }
+    Ok((own, rest))
+}
+
+/// What each of the monitor's options accepts, for messages.
+fn expected(option: &str) -> String {
+    match option {
+        WINDOW => "a window length of 1 s to 1 day: whole seconds, or a whole number with s, m, h or d (30s, 5m)".into(),
+        SPIKE_ABOVE => format!(
+            "up to {MAX_THRESHOLDS} latency thresholds separated by commas, each above 0 and at most 1 s, in ns, us (µs) or ms (a bare number is µs): 50us,100us"
+        ),
+        LISTEN => "an IP address and port: 127.0.0.1:9961, 0.0.0.0:9961, [::1]:9961".into(),
+        _ => "a file path".into(),
+    }
+}
+
+fn invalid(option: &str, value: &str) -> UsageError {
+    UsageError::InvalidValue {
+        option: option.to_string(),
+        value: value.to_string(),
+        expected: expected(option),
+    }
+}
+
+/// `--window`: 1 s to a day.
+fn window(value: &str) -> Result<Duration, UsageError> {
+    match rtlat::values::duration(value, MAX_WINDOW_SECS) {
+        Some(d) if !d.is_zero() => Ok(d),
+        _ => Err(invalid(WINDOW, value)),
+    }
+}
+
+/// One latency with its unit (`50us`, `1ms`, `500ns`, `50µs`; a bare number is µs), ns.
+fn latency_ns(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let per_unit: i64 = match unit {
+        "" | "us" | "µs" => 1_000,
+        "ns" => 1,
+        "ms" => 1_000_000,
+        _ => return None,
+    };
+    let n = rtlat::values::whole_number(digits).ok()?;
+    i64::try_from(n).ok()?.checked_mul(per_unit)
+}
+
+/// `--spike-above`: thresholds, ascending, without duplicates.
+fn thresholds(value: &str) -> Result<Vec<i64>, UsageError> {
+    let mut out = Vec::new();
+    for part in value.split(',') {
+        match latency_ns(part) {
+            Some(ns) if ns > 0 && ns <= MAX_THRESHOLD_NS => out.push(ns),
+            _ => return Err(invalid(SPIKE_ABOVE, value)),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.len() > MAX_THRESHOLDS {
+        return Err(invalid(SPIKE_ABOVE, value));
+    }
+    Ok(out)
+}
+
+/// `--listen`: an address and port (a name is not resolved: no surprise about where it
+/// listens).
+fn listen(value: &str) -> Result<SocketAddr, UsageError> {
+    value.parse().map_err(|_| invalid(LISTEN, value))
+}
+
+/// Run's options that have no place in a monitor, and why.
+fn refused(config: &RunConfig) -> Option<(&'static str, &'static str)> {
+    let results = "the monitor serves its figures on /metrics (and --textfile) instead";
+    if config.histogram.is_some() {
+        Some(("-h/--histogram", results))
+    } else if config.histfile.is_some() {
+        Some(("--histfile", results))
+    } else if config.json.is_some() {
+        Some(("--json", results))
+    } else if config.fifo.is_some() {
+        Some(("-F/--fifo", results))
+    } else if config.verbose {
+        Some(("-v/--verbose", results))
+    } else if config.refresh_on_max {
+        Some(("-M/--refresh_on_max", results))
+    } else if config.breaktrace.is_some() {
+        Some((
+            "-b/--breaktrace",
+            "a monitor does not stop at a latency; count it with --spike-above",
+        ))
+    } else if config.spike.is_some() {
+        Some(("--spike", "count spikes with --spike-above"))
+    } else if config.profile.is_some() {
+        Some(("--profile", "give the profile's settings as options"))
+    } else {
+        None
+    }
+}
+
+/// Reads the words after `rtlat monitor`; `isolated`: the CPUs `isolcpus=` took out (the
+/// threads' default CPUs, when not empty).
+pub fn parse(args: &[String], isolated: &CpuSet) -> Result<Parsed, UsageError> {
+    let (own, rest) = split(args)?;
+    if own.help {
+        return Ok(Parsed::Help);
+    }
+    let window = own.window.as_deref().map_or(Ok(DEFAULT_WINDOW), window)?;
+    let spike_above_ns = own
+        .spike_above
+        .as_deref()
+        .map_or(Ok(Vec::new()), thresholds)?;
+    let listen = match own.listen.as_deref() {
+        Some(value) => listen(value)?,
+        None => SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)),
+    };
+    let textfile = match own.textfile {
+        Some(value) if value.is_empty() || value.starts_with('-') => {
+            return Err(invalid(TEXTFILE, &value));
+        }
+        Some(value) => Some(PathBuf::from(value)),
+        None => None,
+    };
+    // The monitor's defaults first: the options given after them win (run's rule: the
+    // last of a repeated option wins), and those that leave them out keep them.
+    let given = run_options::given(&rest)?;
+    let mut words: Vec<String> = Vec::new();
+    if !given.threads && !given.affinity && !given.smp {
+        words.push("-t".into());
+        if !isolated.is_empty() {
+            words.push("-a".into());
+            words.push(isolated.to_string());
+        }
+    }
+    if !given.priority && !given.policy {
+        words.extend(["-p".into(), "99".into()]);
+    }
+    words.extend(["-d".into(), "0".into()]);
+    words.extend(rest);
+    let run = match run_options::parse(&words, false)? {
+        RunParsed::Help => return Ok(Parsed::Help),
+        RunParsed::Run(config) => config,
+    };
+    if let Some((option, reason)) = refused(&run) {
+        return Err(UsageError::NotHere {
+            option: option.to_string(),
+            reason: format!("not an option of rtlat monitor: {reason}"),
+        });
+    }
+    Ok(Parsed::Monitor(MonitorConfig {
+        run,
+        window,
+        spike_above_ns,
+        listen,
+        textfile,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    fn monitor(text: &str, isolated: &str) -> MonitorConfig {
+        let isolated = CpuSet::parse_allowing_empty(isolated).unwrap();
+        match parse(&words(text), &isolated).unwrap() {
+            Parsed::Monitor(config) => config,
+            Parsed::Help => panic!("help"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let c = monitor("", "");
+        assert_eq!(c.window, DEFAULT_WINDOW);
+        assert!(c.spike_above_ns.is_empty());
+        assert_eq!(c.listen.to_string(), format!("127.0.0.1:{DEFAULT_PORT}"));
+        assert_eq!(c.run.priority, Some(99));
+        assert_eq!(c.run.interval_us, 1000);
+        assert_eq!(c.run.distance_us(), 0);
+        assert_eq!(c.run.threads, run_options::Threads::PerCpu);
+        assert_eq!(c.run.affinity, None);
+        let c = monitor("", "2-3");
+        assert_eq!(
+            c.run.affinity.map(|a| a.to_string()),
+            Some("2-3".to_string())
+        );
+    }
+
+    #[test]
+    fn given_options_win() {
+        let c = monitor(
+            "-t 1 -p 80 -i 200 --window=30s --spike-above 100us,50us,50000ns,1ms --listen [::1]:0 --textfile /tmp/x.prom",
+            "2-3",
+        );
+        assert_eq!(c.run.threads, run_options::Threads::Count(1));
+        assert_eq!(c.run.affinity, None, "-t alone: not the isolated CPUs");
+        assert_eq!(c.run.priority, Some(80));
+        assert_eq!(c.run.interval_us, 200);
+        assert_eq!(c.window, Duration::from_secs(30));
+        assert_eq!(c.spike_above_ns, vec![50_000, 100_000, 1_000_000]);
+        assert_eq!(c.listen.to_string(), "[::1]:0");
+        assert_eq!(c.textfile, Some(PathBuf::from("/tmp/x.prom")));
+        let c = monitor("--policy other", "");
+        assert_eq!(c.run.priority, None);
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        let none = CpuSet::parse_allowing_empty("").unwrap();
+        for bad in [
+            "--window 0",
+            "--window 5x",
+            "--window 2d",
+            "--window",
+            "--spike-above 0us",
+            "--spike-above 50uss",
+            "--spike-above 2s",
+            "--spike-above 50us,",
+            "--listen localhost:80",
+            "--listen 127.0.0.1",
+            "--textfile -q",
+            "--json x.json",
+            "-v",
+            "-b 100",
+            "--bogus",
+        ] {
+            assert!(parse(&words(bad), &none).is_err(), "{bad}");
+        }
+        assert_eq!(parse(&words("--help"), &none).unwrap(), Parsed::Help);
+    }
+}
