@@ -71,10 +71,11 @@ pub const SMALL_LOG_BUCKETS: usize = 1231;
 /// Recording is O(1), never allocates and never panics for any `i64`: values outside the
 /// layout land in the underflow or overflow counter.
 #[derive(Debug, Clone, PartialEq)]
+#[repr(C)]
 pub struct Histogram<L: Layout, S: Storage> {
+    summary: Summary,
     layout: L,
     counters: S,
-    summary: Summary,
 }
 
 /// A log-linear histogram with `N` counters held inline.
@@ -188,8 +189,7 @@ impl<L: Layout, S: Storage> Histogram<L, S> {
     #[inline(always)]
     pub fn record(&mut self, value: i64) {
         let counters = self.counters.counters_mut();
-        self.layout.counter(value, counters).increment();
-        self.summary.record(value);
+        self.layout.record_into(value, counters, &mut self.summary);
     }
 
     /// Records `value` `n` times (for rebuilding a histogram from another tool's buckets).
