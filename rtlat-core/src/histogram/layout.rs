@@ -143,6 +143,31 @@ impl<const P: u32> Layout for LogLinear<P> {
         index.min(len - 1)
     }
 
+    /// As the default, with the sign branch of [`LogLinear::index`] kept for the whole
+    /// record: a non-negative value's counter is checked against the number of counters (one
+    /// compare, no clamp: overflow is off that path) and the summary is told the value is not
+    /// negative (its sum then needs no sign extension).
+    #[inline(always)]
+    fn record_into<C: Counter>(&self, value: i64, counters: &mut [C], summary: &mut Summary) {
+        let len = counters.len();
+        let (index, sign) = if value >= 0 {
+            // Cannot wrap: a magnitude index is below 2^13.
+            let index = self
+                .zero
+                .wrapping_add(Self::magnitude_index(value as u64) as usize);
+            if index < len {
+                (index, 0)
+            } else {
+                crate::stats::rare();
+                (len - 1, 0)
+            }
+        } else {
+            (self.index(value, len), -1)
+        };
+        counters[index].increment();
+        summary.record_with_sign(value, sign);
+    }
+
     fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {
         if index >= self.zero {
             let (low, high) = Self::magnitude_bounds((index - self.zero) as u64);
