@@ -273,11 +273,20 @@ impl<const P: u32> Layout for SymmetricLogLinear<P> {
     /// value is not negative (its sum needs no sign extension).
     #[inline(always)]
     fn record_into<C: Counter>(&self, value: i64, counters: &mut [C], summary: &mut Summary) {
-        let (counter, sign) = match in_range_counter(P, value, counters) {
-            Ok(counter) => (counter, 0),
-            Err((below, from_zero)) => (off_common_path(P, value, below, from_zero), value >> 63),
+        let len = counters.len();
+        let zero = len.saturating_sub(1) / 2;
+        let from_zero = len - zero;
+        // Constant for an array. Past it (positive buckets up to i64::MAX, a layout no preset
+        // has) a negative value's index could reach the overflow counter: not this path.
+        let negative_start = magnitude_index(P, 1 << 63) as usize;
+        let j = magnitude_index(P, value as u64) as usize;
+        let (index, sign) = if j < from_zero && from_zero <= negative_start {
+            (zero + j, 0)
+        } else {
+            crate::stats::rare();
+            (self.index(value, len), value >> 63)
         };
-        counter.increment();
+        counters[index].increment();
         summary.record_with_sign(value, sign);
     }
 }
