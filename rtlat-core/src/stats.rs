@@ -163,6 +163,7 @@ impl Summary {
     /// value recorded is the maximum too.
     #[inline(always)]
     fn new_min(&mut self, value: i64) {
+        rare();
         if !self.extremes_set {
             self.first(value);
         } else {
@@ -173,6 +174,7 @@ impl Summary {
     /// Stores `value` as the maximum, as [`Summary::new_min`] does.
     #[inline(always)]
     fn new_max(&mut self, value: i64) {
+        rare();
         if !self.extremes_set {
             self.first(value);
         } else {
@@ -192,9 +194,26 @@ impl Summary {
     }
 }
 
-impl Record for Summary {
+/// Marks the path that calls it as rare, so the compiler lays the common one out straight
+/// (no taken jump) and keeps the rare one apart. Does nothing.
+#[cold]
+pub(crate) fn rare() {}
+
+impl Summary {
+    /// [`Record::record`] with the value's sign extension given: `value >> 63` (0 or -1),
+    /// which a caller that knows the value is not negative gives as the constant 0 (its
+    /// layout's common path only takes such values), so the sum does not compute it.
     #[inline(always)]
-    fn record(&mut self, value: i64) {
+    pub(crate) fn record_with_sign(&mut self, value: i64, sign: i64) {
+        debug_assert_eq!(sign, value >> 63);
+        self.record_extremes(value);
+        let wide = (((sign as u64 as u128) << 64) | value as u64 as u128) as i128;
+        self.sum = self.sum.wrapping_add(wide);
+    }
+
+    /// The count and the extremes of [`Record::record`].
+    #[inline(always)]
+    fn record_extremes(&mut self, value: i64) {
         self.count = self.count.wrapping_add(1);
         // New extremes are rare: a compare each, and a store only then. The empty state holds
         // (0, 0), so the first value takes one of the two branches (a 0 the first, which also
@@ -205,6 +224,13 @@ impl Record for Summary {
         if value > self.max {
             self.new_max(value);
         }
+    }
+}
+
+impl Record for Summary {
+    #[inline(always)]
+    fn record(&mut self, value: i64) {
+        self.record_extremes(value);
         self.sum = self.sum.wrapping_add(value as i128);
     }
 }

@@ -4,6 +4,8 @@
 //! a layout maps every `i64` to one of those indices (clamping to the two guards) and gives
 //! each in-range bucket its inclusive value bounds.
 
+use super::Counter;
+use crate::stats::{Record, Summary};
 use crate::{Divider, Error};
 
 /// Maps values to bucket indices. Implemented by [`LogLinear`] and [`Linear`].
@@ -21,6 +23,14 @@ pub trait Layout: Copy + PartialEq + core::fmt::Debug {
     fn counter<'a, C>(&self, value: i64, counters: &'a mut [C]) -> &'a mut C {
         let index = self.index(value, counters.len());
         &mut counters[index]
+    }
+    /// Records `value`: one more in its counter ([`Layout::counter`]) and into `summary`,
+    /// which is what [`crate::Histogram::record`] does. A layout may do it another way that
+    /// costs less (its common path knowing the value's sign, say); the result is the same.
+    #[inline(always)]
+    fn record_into<C: Counter>(&self, value: i64, counters: &mut [C], summary: &mut Summary) {
+        self.counter(value, counters).increment();
+        summary.record(value);
     }
 }
 
@@ -133,6 +143,31 @@ impl<const P: u32> Layout for LogLinear<P> {
         index.min(len - 1)
     }
 
+    /// As the default, with the sign branch of [`LogLinear::index`] kept for the whole
+    /// record: a non-negative value's counter is checked against the number of counters (one
+    /// compare, no clamp: overflow is off that path) and the summary is told the value is not
+    /// negative (its sum then needs no sign extension).
+    #[inline(always)]
+    fn record_into<C: Counter>(&self, value: i64, counters: &mut [C], summary: &mut Summary) {
+        let len = counters.len();
+        let (index, sign) = if value >= 0 {
+            // Cannot wrap: a magnitude index is below 2^13.
+            let index = self
+                .zero
+                .wrapping_add(Self::magnitude_index(value as u64) as usize);
+            if index < len {
+                (index, 0)
+            } else {
+                crate::stats::rare();
+                (len - 1, 0)
+            }
+        } else {
+            (self.index(value, len), -1)
+        };
+        counters[index].increment();
+        summary.record_with_sign(value, sign);
+    }
+
     fn bounds(&self, index: usize, _len: usize) -> (i64, i64) {
         if index >= self.zero {
             let (low, high) = Self::magnitude_bounds((index - self.zero) as u64);
@@ -217,20 +252,103 @@ impl<const P: u32> Layout for SymmetricLogLinear<P> {
         self.check_len(len)
     }
 
-    /// The counter of `index`, found in the counters from the zero bucket up (for a positive
-    /// value) so the compiler sees a clamp to their number last: it then knows the counter lies
-    /// within the array and apart from the summary after it.
+    /// The counter of `value`, found with one compare on the common path: see
+    /// [`SymmetricLogLinear::record_into`].
     #[inline(always)]
     fn counter<'a, C>(&self, value: i64, counters: &'a mut [C]) -> &'a mut C {
-        let zero = counters.len().saturating_sub(1) / 2;
-        if value >= 0 {
-            let from_zero = &mut counters[zero..];
-            let last = from_zero.len().saturating_sub(1);
-            &mut from_zero[(magnitude_index(P, value as u64) as usize).min(last)]
-        } else {
-            &mut counters[zero.saturating_sub(magnitude_index(P, value.unsigned_abs()) as usize)]
+        match in_range_counter(P, value, counters) {
+            Ok(counter) => counter,
+            Err((below, from_zero)) => off_common_path(P, value, below, from_zero),
         }
     }
+
+    /// Records `value` with one compare on the common path. The magnitude index of
+    /// `value as u64` is taken from the zero bucket up: a non-negative value in range lands
+    /// below the number of counters there (the last of which is overflow), while a negative
+    /// one, read as a `u64` of 2^63 or more, gets an index past every positive bucket
+    /// (`check_len` allows at most `magnitude_index(i64::MAX)` of them), as does a value past
+    /// the overflow counter. So one bounds check sends negative values and far overflows off
+    /// the common path, proves the access in bounds (no sign branch, no clamp, no panic
+    /// path: a recording loop keeps the summary in registers), and tells the summary the
+    /// value is not negative (its sum needs no sign extension).
+    #[inline(always)]
+    fn record_into<C: Counter>(&self, value: i64, counters: &mut [C], summary: &mut Summary) {
+        let len = counters.len();
+        let zero = len.saturating_sub(1) / 2;
+        let from_zero = len - zero;
+        // Constant for an array. Past it (positive buckets up to i64::MAX, a layout no preset
+        // has) a negative value's index could reach the overflow counter: not this path.
+        let negative_start = magnitude_index(P, 1 << 63) as usize;
+        let j = magnitude_index(P, value as u64) as usize;
+        let (index, sign) = if j < from_zero && from_zero <= negative_start {
+            (zero + j, 0)
+        } else {
+            crate::stats::rare();
+            (self.index(value, len), value >> 63)
+        };
+        counters[index].increment();
+        summary.record_with_sign(value, sign);
+    }
+}
+
+/// The counters below the zero bucket and those from it up (overflow last).
+type Halves<'a, C> = (&'a mut [C], &'a mut [C]);
+
+/// The counter of `value` when it is non-negative and at most one past the last positive
+/// bucket (the overflow counter), over counters with value 0 in their middle; the two halves
+/// of the counters otherwise. A value given a counter is never negative.
+#[inline(always)]
+fn in_range_counter<C>(p: u32, value: i64, counters: &mut [C]) -> Result<&mut C, Halves<'_, C>> {
+    let zero = counters.len().saturating_sub(1) / 2;
+    let (below, from_zero) = counters.split_at_mut(zero);
+    // Constant for an array. Past it (positive buckets up to i64::MAX, a layout no preset
+    // has) a negative value's index could reach the overflow counter: take the sign first.
+    let negative_start = magnitude_index(p, 1 << 63) as usize;
+    let j = magnitude_index(p, value as u64) as usize;
+    if j < from_zero.len() && from_zero.len() <= negative_start {
+        Ok(&mut from_zero[j])
+    } else {
+        Err((below, from_zero))
+    }
+}
+
+/// The counter of a value [`in_range_counter`] did not give one: a negative value (in
+/// `below`, the counters under the zero bucket, or the underflow counter, the first) or one
+/// past the overflow counter (the last of `from_zero`). Any other value too, as
+/// [`LogLinear::index`] places it.
+#[inline(always)]
+fn off_common_path<'a, C>(
+    p: u32,
+    value: i64,
+    below: &'a mut [C],
+    from_zero: &'a mut [C],
+) -> &'a mut C {
+    crate::stats::rare();
+    if value < 0 && !below.is_empty() {
+        // Magnitude index `j >= 1` counted down from the zero bucket, down to underflow.
+        let j = magnitude_index(p, value.unsigned_abs()) as usize;
+        let i = below.len().saturating_sub(j);
+        return &mut below[i.min(below.len() - 1)];
+    }
+    // A negative value with no counters below zero goes to the first (as `index` puts it).
+    let j = if value < 0 {
+        0
+    } else {
+        magnitude_index(p, value as u64) as usize
+    };
+    match from_zero.len().checked_sub(1) {
+        Some(last) => &mut from_zero[j.min(last)],
+        // No counters at all (a layout never checked against them): there is none to give.
+        None => no_counters(),
+    }
+}
+
+/// A layout used on no counters at all (never checked against them): there is no counter to
+/// give. A histogram checks its layout when made, so it never gets here.
+#[cold]
+#[inline(never)]
+fn no_counters() -> ! {
+    panic!("a histogram layout needs at least 3 counters")
 }
 
 /// The precision and number of counters of a symmetric log-linear histogram sized by

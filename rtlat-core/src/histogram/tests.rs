@@ -342,3 +342,75 @@ proptest! {
         one::<20>(v, zero)?;
     }
 }
+
+/// Values at every edge the symmetric layout's one-compare path cares about: bucket edges
+/// either side of zero, the guards, the sign boundary and the ends of i64.
+fn edge_values(layout: LogLinear<6>, len: usize) -> Vec<i64> {
+    let mut v = vec![
+        i64::MIN,
+        i64::MIN + 1,
+        -1,
+        0,
+        1,
+        127,
+        128,
+        i64::MAX - 1,
+        i64::MAX,
+    ];
+    for i in [1, 2, layout.zero() - 1, layout.zero() + 1, len - 3, len - 2] {
+        let (low, high) = layout.bounds(i, len);
+        v.extend([low.saturating_sub(1), low, high, high.saturating_add(1)]);
+    }
+    v
+}
+
+/// The symmetric layout's own counter lookup, and both log-linear layouts' recording (one
+/// compare on the common path, the sign told to the summary), give the counter `index` gives
+/// and the summary `Summary::record` gives, for
+/// the default size, a tiny one and one whose positive buckets run to i64::MAX (where a
+/// negative value's unsigned index would reach the overflow counter).
+#[test]
+fn symmetric_counter_and_record_match_index() {
+    fn check<const N: usize>() {
+        let general = LogLinear::<6>::symmetric(N);
+        let symmetric = SymmetricLogLinear::<6>::new();
+        let mut values = edge_values(general, N);
+        values.extend((-300..300).map(|k| k * 1_234_567));
+        for &v in &values {
+            let index = general.index(v, N);
+            let mut counters = [0u8; N];
+            let at = symmetric.counter(v, &mut counters) as *mut u8 as usize
+                - counters.as_ptr() as usize;
+            assert_eq!(at, index, "counter of {v} over {N}");
+            let mut summary = Summary::new();
+            summary.record(v);
+            let mut symmetric_h: SymmetricLogHistogram<6, N, u64> = Histogram::empty();
+            let mut general_h = LogHistogram::<6, N, u64>::new(general).unwrap();
+            symmetric_h.record(v);
+            general_h.record(v);
+            for (name, counters, got) in [
+                (
+                    "symmetric",
+                    &symmetric_h.counters[..],
+                    symmetric_h.summary(),
+                ),
+                ("general", &general_h.counters[..], general_h.summary()),
+            ] {
+                let hit: Vec<usize> = (0..N).filter(|&i| counters[i] != 0).collect();
+                assert_eq!(hit, [index], "{name}: recording {v} over {N}");
+                assert_eq!(counters[index], 1, "{name}: {v}");
+                assert_eq!(got, &summary, "{name}: summary of {v}");
+                assert_eq!(got.sum(), v as i128, "{name}: sum of {v}");
+            }
+        }
+    }
+    check::<DEFAULT_LOG_BUCKETS>();
+    check::<5>();
+    // Positive buckets up to magnitude_index(i64::MAX) = 3711: 3711 + 2 + zero counters.
+    check::<7425>();
+    assert!(SymmetricLogLinear::<6>::new().check_len(7425).is_ok());
+    assert_eq!(
+        LogLinear::<6>::symmetric(7425).bounds(7423, 7425).1,
+        i64::MAX
+    );
+}
