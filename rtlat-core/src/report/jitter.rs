@@ -1,8 +1,7 @@
 //! A jitter monitor's report as report lines: cyclictest's `T:` line from its lateness, and
 //! a `J:` line with LinuxCNC's interval figures.
 
-use super::cyclictest::field;
-use super::{CyclictestLine, Decimal};
+use super::{CyclictestLine, template};
 use crate::div64::div_u64;
 use crate::jitter::{JitterReport, JitterSnapshot};
 use core::fmt;
@@ -125,13 +124,17 @@ impl JitterLine {
 
 impl fmt::Display for JitterLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Field by field, as `CyclictestLine`'s.
-        field(f, "J:", Decimal::unsigned(self.thread.into()), 2)?;
-        field(f, " I:", Decimal::unsigned(self.interval_us), 0)?;
-        field(f, " C:", Decimal::unsigned(self.ticks), 7)?;
-        field(f, " MinI:", Decimal::unsigned(self.min_interval_ns), 9)?;
-        field(f, " MaxI:", Decimal::unsigned(self.max_interval_ns), 9)?;
-        field(f, " Jitter:", Decimal::unsigned(self.max_jitter_ns), 9)?;
-        field(f, " Overruns:", Decimal::unsigned(self.overruns), 7)
+        // One template, as `CyclictestLine`'s.
+        const LINE: &[u8] = b"J:\x02 I:\x00 C:\x07 MinI:\x09 MaxI:\x09 Jitter:\x09 Overruns:\x07";
+        let figures = [
+            u64::from(self.thread),
+            self.interval_us,
+            self.ticks,
+            self.min_interval_ns,
+            self.max_interval_ns,
+            self.max_jitter_ns,
+            self.overruns,
+        ];
+        template::write(f, LINE, &figures, 0)
     }
 }

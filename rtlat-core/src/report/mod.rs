@@ -10,6 +10,7 @@ mod cyclictest;
 mod decimal;
 mod jitter;
 mod micros;
+mod template;
 mod xenomai;
 
 pub use buffer::LineBuffer;
