@@ -7,7 +7,7 @@
 //! [`TickScale`] only when a report is made.
 
 use crate::clock::{PERIOD, RATE_HZ};
-use rtlat_core::jitter::JitterSnapshot;
+use rtlat_core::report::{CyclictestLine, JitterLine};
 #[cfg(not(feature = "plain-monitor"))]
 use rtlat_core::jitter::SharedJitterMonitor32;
 
@@ -56,10 +56,16 @@ pub fn tick(now: u32, deadline: u32) {
     }
 }
 
-/// Everything measured so far, in ticks.
-pub fn snapshot() -> JitterSnapshot {
+/// Everything measured so far, as the `T:` and `J:` lines (ns).
+pub fn lines() -> (CyclictestLine, JitterLine) {
     #[cfg(not(feature = "plain-monitor"))]
-    return MONITOR.snapshot();
+    return MONITOR.lines(0);
     #[cfg(feature = "plain-monitor")]
-    return critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot());
+    {
+        let snapshot = critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot());
+        (
+            CyclictestLine::from_snapshot(0, &snapshot),
+            JitterLine::from_snapshot(0, &snapshot),
+        )
+    }
 }

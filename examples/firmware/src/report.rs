@@ -8,21 +8,19 @@
 //!
 //! `T:` is cyclictest's line with `-N` (lateness in ns against each interrupt's deadline; thread
 //! id and priority are 0 on bare metal), `J:` LinuxCNC's interval jitter (ns; `Jitter` =
-//! max(MaxI − period, period − MinI)), both rtlat-core's lines built from the monitor's snapshot
+//! max(MaxI − period, period − MinI)), both rtlat-core's lines built from the monitor's figures
 //! with 64-bit integers only; `H:` the lateness percentiles (ns) of the `histogram` build (its
 //! `C:` is the histogram's own count, read a moment after the snapshot: one interrupt more is
 //! possible).
 
 use cortex_m_semihosting::hprintln;
-use rtlat_core::jitter::JitterSnapshot;
 use rtlat_core::report::{CyclictestLine, JitterLine};
 
-/// Prints the `T:` and `J:` lines for `snapshot` (and the `H:` line).
-pub fn lines(snapshot: &JitterSnapshot) {
-    let mut line = CyclictestLine::from_snapshot(0, snapshot);
+/// Prints the monitor's `T:` and `J:` lines (and the `H:` line).
+pub fn lines((mut line, jitter): (CyclictestLine, JitterLine)) {
     line.nanoseconds = true;
     hprintln!("{}", line);
-    hprintln!("{}", JitterLine::from_snapshot(0, snapshot));
+    hprintln!("{}", jitter);
     #[cfg(feature = "histogram")]
     if let Some((count, percentiles)) = crate::histogram::percentiles() {
         hprintln!("{}", PercentileLine { count, percentiles });

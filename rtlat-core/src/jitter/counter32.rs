@@ -32,6 +32,7 @@
 
 use super::JitterSnapshot;
 use crate::clock::TickScale;
+use crate::report::{CyclictestLine, JitterLine};
 use crate::seqlock;
 use core::num::{NonZeroU32, NonZeroU64};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
@@ -441,6 +442,38 @@ impl<const PERIOD: u32, const RATE_HZ: u64> SharedJitterMonitor32<PERIOD, RATE_H
         })
     }
 
+    /// The current window's `T:` and `J:` lines (ns), equal to
+    /// [`CyclictestLine::from_snapshot`] and [`JitterLine::from_snapshot`] of
+    /// [`snapshot`](Self::snapshot), with the tick-to-ns conversion of this monitor's constant
+    /// rate folded in at compile time: the smallest report path for a microcontroller.
+    ///
+    /// ```
+    /// use rtlat_core::jitter::SharedJitterMonitor32;
+    ///
+    /// static M: SharedJitterMonitor32<25_000, 25_000_000> = SharedJitterMonitor32::new();
+    /// M.tick_at(25_010, 25_000);
+    /// M.tick_at(50_000, 50_000);
+    /// let (t, j) = M.lines(0);
+    /// assert_eq!(t.to_string(),
+    ///     "T: 0 (    0) P: 0 I:1000 C:      2 Min:      0 Act:    0 Avg:    0 Max:       0");
+    /// assert_eq!(j.to_string(),
+    ///     "J: 0 I:1000 C:      2 MinI:   999600 MaxI:   999600 Jitter:      400 Overruns:      0");
+    /// ```
+    pub fn lines(&self, thread: u32) -> (CyclictestLine, JitterLine) {
+        let snapshot = self.snapshot();
+        let ns = |ticks: u64| Self::SCALE.to_ns(ticks);
+        let period_ns = ns(u64::from(Self::PERIOD));
+        (
+            CyclictestLine::from_figures(
+                thread,
+                period_ns,
+                snapshot.ticks,
+                snapshot.lateness_ns_by(ns),
+            ),
+            JitterLine::from_figures(thread, period_ns, &snapshot, snapshot.intervals_ns_by(ns)),
+        )
+    }
+
     /// Ends the current window and returns its figures in ticks; the writer's next tick
     /// opens the next window. Readers that reset take turns; the writer is never held up.
     pub fn snapshot_and_reset(&self) -> JitterSnapshot {
@@ -485,6 +518,34 @@ fn carry(high: &AtomicU32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_the_snapshots_lines() {
+        // 7 MHz: a rate that does not divide 10^9, so the conversion truncates.
+        let m: SharedJitterMonitor32<7_000, 7_000_000> = SharedJitterMonitor32::new();
+        let lines = |m: &SharedJitterMonitor32<7_000, 7_000_000>| {
+            let s = m.snapshot();
+            (
+                CyclictestLine::from_snapshot(3, &s),
+                JitterLine::from_snapshot(3, &s),
+            )
+        };
+        assert_eq!(m.lines(3), lines(&m));
+        m.tick(5);
+        assert_eq!(m.lines(3), lines(&m));
+        // Early, late, more than a period late (overruns), and across the counter's wrap.
+        let mut deadline = 7_005u32;
+        for late in [-13i32, 0, 1, 6_999, 7_001, 40_000, -1, 3, u16::MAX.into()] {
+            deadline = deadline.wrapping_add(7_000);
+            m.tick_at(deadline.wrapping_add_signed(late), deadline);
+            assert_eq!(m.lines(3), lines(&m));
+        }
+        deadline = u32::MAX - 100;
+        m.tick_at(deadline.wrapping_add(300), deadline);
+        let (t, j) = m.lines(3);
+        assert_eq!((t, j), lines(&m));
+        assert!(t.min_ns < 0 && t.max_ns > 0 && j.overruns > 0);
+    }
 
     #[test]
     fn the_tick_count_carries_into_its_high_word() {
