@@ -461,17 +461,29 @@ impl<const PERIOD: u32, const RATE_HZ: u64> SharedJitterMonitor32<PERIOD, RATE_H
     /// ```
     pub fn lines(&self, thread: u32) -> (CyclictestLine, JitterLine) {
         let snapshot = self.snapshot();
-        let ns = |ticks: u64| Self::SCALE.to_ns(ticks);
-        let period_ns = ns(u64::from(Self::PERIOD));
+        let ns = Self::ns;
+        let period_ns = Self::SCALE.to_ns(u64::from(Self::PERIOD));
         (
             CyclictestLine::from_figures(
                 thread,
                 period_ns,
                 snapshot.ticks,
-                snapshot.lateness_ns_by(ns),
+                snapshot.lateness_ns_by(Self::ns_signed),
             ),
             JitterLine::from_figures(thread, period_ns, &snapshot, snapshot.intervals_ns_by(ns)),
         )
+    }
+
+    /// `ticks` in ns with the constant scale: one out-of-line copy for a report.
+    #[inline(never)]
+    fn ns(ticks: u64) -> u64 {
+        Self::SCALE.to_ns(ticks)
+    }
+
+    /// Signed `ticks` in ns, as [`JitterSnapshot::lateness_ns`] converts them.
+    #[inline(never)]
+    fn ns_signed(ticks: i64) -> i64 {
+        super::signed_ns(Self::ns, ticks)
     }
 
     /// Ends the current window and returns its figures in ticks; the writer's next tick

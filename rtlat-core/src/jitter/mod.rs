@@ -182,15 +182,14 @@ impl JitterSnapshot {
     /// toward zero, as [`Summary::mean_truncated`] of [`report`](Self::report)'s lateness.
     pub fn lateness_ns(&self) -> Option<LatenessNs> {
         let s = self.scale;
-        self.lateness_ns_by(|ticks| ns(&s, ticks))
+        self.lateness_ns_by(|ticks| ns_signed(&s, ticks))
     }
 
-    /// [`lateness_ns`](Self::lateness_ns), converting magnitudes with `ns` (as
-    /// [`intervals_ns_by`](Self::intervals_ns_by)).
+    /// [`lateness_ns`](Self::lateness_ns), converting with `signed` (as
+    /// [`signed_ns`], with the same conversion as the snapshot's scale).
     #[inline(always)]
-    pub(crate) fn lateness_ns_by(&self, ns: impl Fn(u64) -> u64) -> Option<LatenessNs> {
+    pub(crate) fn lateness_ns_by(&self, signed: impl Fn(i64) -> i64) -> Option<LatenessNs> {
         let (min, max) = self.lateness?;
-        let signed = |ticks: i64| signed_by(&ns, ticks);
         Some(LatenessNs {
             min: signed(min),
             max: signed(max),
@@ -234,12 +233,12 @@ fn ns(scale: &TickScale, ticks: u64) -> u64 {
 /// Signed `ticks` in ns, as [`TickScale::to_ns_signed`], through [`ns`].
 #[inline(never)]
 fn ns_signed(scale: &TickScale, ticks: i64) -> i64 {
-    signed_by(|ticks| ns(scale, ticks), ticks)
+    signed_ns(|ticks| ns(scale, ticks), ticks)
 }
 
 /// Signed `ticks` in ns with `ns` converting the magnitude (saturating at `i64::MAX`).
 #[inline(always)]
-fn signed_by(ns: impl Fn(u64) -> u64, ticks: i64) -> i64 {
+pub(crate) fn signed_ns(ns: impl Fn(u64) -> u64, ticks: i64) -> i64 {
     let magnitude = ns(ticks.unsigned_abs()).min(i64::MAX as u64) as i64;
     if ticks < 0 { -magnitude } else { magnitude }
 }
