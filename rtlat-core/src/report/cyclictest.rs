@@ -51,17 +51,21 @@ impl fmt::Display for CyclictestLine {
         const LINE: &[u8] =
             b"T:\x02 (\x15) P:\x12 I:\x00 C:\x07 Min:\x17 Act:\x1f Avg:\x1f Max:\x18";
         let ns = self.nanoseconds;
-        let figures = [
+        let mut figures = [
             u64::from(self.thread),
             self.tid as u64,
             self.priority as u64,
             self.interval_us,
             self.cycles,
-            in_unit(self.min_ns, ns) as u64,
-            in_unit(self.act_ns, ns) as u64,
-            in_unit(self.avg_ns, ns) as u64,
-            in_unit(self.max_ns, ns) as u64,
+            self.min_ns as u64,
+            self.act_ns as u64,
+            self.avg_ns as u64,
+            self.max_ns as u64,
         ];
+        // The latencies in the line's unit, in one loop (one call site).
+        for latency in &mut figures[5..] {
+            *latency = in_unit(*latency as i64, ns) as u64;
+        }
         template::write(f, LINE, &figures, if ns { 8 } else { 5 })
     }
 }
