@@ -7,7 +7,7 @@
 //! [`TickScale`] only when a report is made.
 
 use crate::clock::{PERIOD, RATE_HZ};
-use rtlat_core::report::{CyclictestLine, JitterLine};
+use rtlat_core::report::JitterLines;
 #[cfg(not(feature = "plain-monitor"))]
 use rtlat_core::jitter::SharedJitterMonitor32;
 
@@ -57,15 +57,9 @@ pub fn tick(now: u32, deadline: u32) {
 }
 
 /// Everything measured so far, as the `T:` and `J:` lines (ns).
-pub fn lines() -> (CyclictestLine, JitterLine) {
+pub fn lines() -> JitterLines {
     #[cfg(not(feature = "plain-monitor"))]
     return MONITOR.lines(0);
     #[cfg(feature = "plain-monitor")]
-    {
-        let snapshot = critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot());
-        (
-            CyclictestLine::from_snapshot(0, &snapshot),
-            JitterLine::from_snapshot(0, &snapshot),
-        )
-    }
+    return JitterLines::from_snapshot(0, &critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot()));
 }

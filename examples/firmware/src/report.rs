@@ -14,13 +14,12 @@
 //! possible).
 
 use cortex_m_semihosting::hprintln;
-use rtlat_core::report::{CyclictestLine, JitterLine};
+use rtlat_core::report::JitterLines;
 
 /// Prints the monitor's `T:` and `J:` lines (and the `H:` line).
-pub fn lines((mut line, jitter): (CyclictestLine, JitterLine)) {
-    line.nanoseconds = true;
-    // One call for both lines (one format argument list less in flash).
-    hprintln!("{}\n{}", line, jitter);
+pub fn lines(mut lines: JitterLines) {
+    lines.nanoseconds = true;
+    hprintln!("{}", lines);
     #[cfg(feature = "histogram")]
     if let Some((count, percentiles)) = crate::histogram::percentiles() {
         hprintln!("{}", PercentileLine { count, percentiles });

@@ -49,9 +49,8 @@ impl fmt::Display for CyclictestLine {
         // One template for the line (no format arguments, no call per field: a
         // microcontroller's report code stays small); `Act` and `Avg` are 8 wide with `-N`.
         const LINE: &[u8] =
-            b"T:\x02 (\x15) P:\x12 I:\x00 C:\x07 Min:\x17 Act:\x1f Avg:\x1f Max:\x18";
-        let ns = self.nanoseconds;
-        let mut figures = [
+            b"T:\x82 (\x95) P:\x92 I:\x80 C:\x87 Min:\xb7 Act:\xbf Avg:\xbf Max:\xb8";
+        let figures = [
             u64::from(self.thread),
             self.tid as u64,
             self.priority as u64,
@@ -62,17 +61,12 @@ impl fmt::Display for CyclictestLine {
             self.avg_ns as u64,
             self.max_ns as u64,
         ];
-        // The latencies in the line's unit, in one loop (one call site).
-        for latency in &mut figures[5..] {
-            *latency = in_unit(*latency as i64, ns) as u64;
-        }
-        template::write(f, LINE, &figures, if ns { 8 } else { 5 })
+        template::write(f, LINE, &figures, self.nanoseconds)
     }
 }
 
 /// A latency in the line's unit: ns, or µs truncated toward zero.
-#[inline(never)]
-fn in_unit(ns: i64, nanoseconds: bool) -> i64 {
+pub(super) fn in_unit(ns: i64, nanoseconds: bool) -> i64 {
     if nanoseconds { ns } else { div_i64(ns, 1000) }
 }
 

@@ -157,7 +157,7 @@ impl JitterLine {
 impl fmt::Display for JitterLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // One template, as `CyclictestLine`'s.
-        const LINE: &[u8] = b"J:\x02 I:\x00 C:\x07 MinI:\x09 MaxI:\x09 Jitter:\x09 Overruns:\x07";
+        const LINE: &[u8] = b"J:\x82 I:\x80 C:\x87 MinI:\x89 MaxI:\x89 Jitter:\x89 Overruns:\x87";
         let figures = [
             u64::from(self.thread),
             self.interval_us,
@@ -167,6 +167,6 @@ impl fmt::Display for JitterLine {
             self.max_jitter_ns,
             self.overruns,
         ];
-        template::write(f, LINE, &figures, 0)
+        template::write(f, LINE, &figures, true)
     }
 }
