@@ -31,13 +31,12 @@ pub fn record(lateness_ticks: i32) {
 /// (parts per million: no soft-float) and narrowed to the monitor's exact extremes (read just
 /// before); `None` before the first tick.
 pub fn percentiles() -> Option<(u64, [i64; 4])> {
-    let snapshot = crate::monitor::snapshot();
-    let extremes = snapshot.lateness?;
+    let extremes = crate::monitor::snapshot().lateness?;
     let ranked = HISTOGRAM.percentiles_ppm([500_000, 900_000, 990_000, 999_000], extremes);
     let count = HISTOGRAM.count();
     let mut ns = [0; 4];
     for (out, ticks) in ns.iter_mut().zip(ranked) {
-        *out = snapshot.scale.to_ns_signed(ticks?);
+        *out = crate::monitor::scale().to_ns_signed(ticks?);
     }
     Some((count, ns))
 }

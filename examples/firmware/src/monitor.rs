@@ -80,3 +80,12 @@ pub fn snapshot() -> rtlat_core::jitter::JitterSnapshot {
     #[cfg(feature = "plain-monitor")]
     return critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot());
 }
+
+/// Ticks to ns, a constant (the histogram's percentiles).
+#[cfg(feature = "histogram")]
+pub fn scale() -> rtlat_core::TickScale {
+    #[cfg(not(feature = "plain-monitor"))]
+    return MONITOR.scale();
+    #[cfg(feature = "plain-monitor")]
+    return SCALE;
+}
