@@ -6,9 +6,10 @@ use super::{CyclictestLine, JitterLine, template};
 use crate::jitter::{IntervalsNs, JitterSnapshot, LatenessNs};
 use core::fmt;
 
-/// Where each figure is (the `T:` line's, then the `J:` line's, in their templates' order).
+/// Where each figure is (the `T:` line's, then the `J:` line's, in their templates' order;
+/// the `T:` line's thread id and priority are 0, written as text).
 const T_THREAD: usize = 0;
-const J_THREAD: usize = 9;
+const J_THREAD: usize = 7;
 
 /// The `T:` and `J:` lines of a monitor's figures ([`CyclictestLine`] and [`JitterLine`]),
 /// displayed as the `T:` line, a newline and the `J:` line, byte for byte as the two lines'
@@ -16,7 +17,7 @@ const J_THREAD: usize = 9;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JitterLines {
     /// The figures as the template takes them (signed ones as their bits).
-    figures: [u64; 16],
+    figures: [u64; 14],
     /// Show the `T:` line's latencies in nanoseconds (cyclictest `-N`) instead of µs.
     pub nanoseconds: bool,
 }
@@ -39,8 +40,6 @@ impl JitterLines {
         JitterLines {
             figures: [
                 thread,
-                0,
-                0,
                 interval_us,
                 ticks,
                 l.map_or(0, |l| l.min) as u64,
@@ -79,12 +78,12 @@ impl JitterLines {
             thread: f[T_THREAD] as u32,
             tid: 0,
             priority: 0,
-            interval_us: f[3],
-            cycles: f[4],
-            min_ns: f[5] as i64,
-            act_ns: f[6] as i64,
-            avg_ns: f[7] as i64,
-            max_ns: f[8] as i64,
+            interval_us: f[1],
+            cycles: f[2],
+            min_ns: f[3] as i64,
+            act_ns: f[4] as i64,
+            avg_ns: f[5] as i64,
+            max_ns: f[6] as i64,
             nanoseconds: self.nanoseconds,
         }
     }
@@ -94,21 +93,22 @@ impl JitterLines {
         let f = &self.figures;
         JitterLine {
             thread: f[J_THREAD] as u32,
-            interval_us: f[10],
-            ticks: f[11],
-            min_interval_ns: f[12],
-            max_interval_ns: f[13],
-            max_jitter_ns: f[14],
-            overruns: f[15],
+            interval_us: f[8],
+            ticks: f[9],
+            min_interval_ns: f[10],
+            max_interval_ns: f[11],
+            max_jitter_ns: f[12],
+            overruns: f[13],
         }
     }
 }
 
 impl fmt::Display for JitterLines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Both lines' templates (`CyclictestLine`'s and `JitterLine`'s) with a newline between.
+        // Both lines' templates (`CyclictestLine`'s and `JitterLine`'s) with a newline between;
+        // thread id and priority are always 0 here, so they are text.
         const LINES: &[u8] =
-            b"T:\x82 (\x95) P:\x92 I:\x80 C:\x87 Min:\xb7 Act:\xbf Avg:\xbf Max:\xb8\n\
+            b"T:\x82 (    0) P: 0 I:\x80 C:\x87 Min:\xb7 Act:\xbf Avg:\xbf Max:\xb8\n\
             J:\x82 I:\x80 C:\x87 MinI:\x89 MaxI:\x89 Jitter:\x89 Overruns:\x87";
         template::write(f, LINES, &self.figures, self.nanoseconds)
     }
