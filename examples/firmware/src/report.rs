@@ -26,8 +26,9 @@ pub fn lines(mut lines: JitterLines) {
     }
 }
 
-/// `H: 0 C:%7u P50:%8d P90:%8d P99:%8d P99.9:%8d`, written field by field with rtlat-core's
-/// `Decimal` (no format arguments, no 64-bit division).
+/// `H: 0 C:%7u P50:%8d P90:%8d P99:%8d P99.9:%8d`, written by rtlat-core's line template (the
+/// `T:` and `J:` lines' writer: no format arguments, no 64-bit division, no second copy of the
+/// digit code).
 #[cfg(feature = "histogram")]
 struct PercentileLine {
     count: u64,
@@ -37,16 +38,11 @@ struct PercentileLine {
 #[cfg(feature = "histogram")]
 impl core::fmt::Display for PercentileLine {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        use rtlat_core::report::Decimal;
-        f.write_str("H: 0 C:")?;
-        Decimal::unsigned(self.count).write_right(f, 7)?;
-        for (label, value) in [" P50:", " P90:", " P99:", " P99.9:"]
-            .iter()
-            .zip(self.percentiles)
-        {
-            f.write_str(label)?;
-            Decimal::signed(value).write_right(f, 8)?;
-        }
-        Ok(())
+        use rtlat_core::report::template::{self, FIGURE, SIGNED};
+        // `\x87`: a figure 7 wide; `\x98`: a signed figure 8 wide.
+        const LINE: &[u8] = b"H: 0 C:\x87 P50:\x98 P90:\x98 P99:\x98 P99.9:\x98";
+        const _: () = assert!(FIGURE | 7 == 0x87 && FIGURE | SIGNED | 8 == 0x98);
+        let p = self.percentiles.map(|p| p as u64);
+        template::write(f, LINE, &[self.count, p[0], p[1], p[2], p[3]], true)
     }
 }

@@ -11,7 +11,7 @@ mod decimal;
 mod jitter;
 mod lines;
 mod micros;
-mod template;
+pub mod template;
 mod xenomai;
 
 pub use buffer::LineBuffer;
