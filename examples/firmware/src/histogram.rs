@@ -9,7 +9,6 @@
 //! and without retrying (a counter only grows: values recorded during the walk may or may not
 //! be counted), with the monitor's exact extremes.
 
-use crate::monitor::MONITOR;
 use rtlat_core::histogram::{LogLinearSize, SharedLogCounters, log_linear_size};
 
 /// ±10 ms in time-source ticks.
@@ -32,12 +31,12 @@ pub fn record(lateness_ticks: i32) {
 /// (parts per million: no soft-float) and narrowed to the monitor's exact extremes (read just
 /// before); `None` before the first tick.
 pub fn percentiles() -> Option<(u64, [i64; 4])> {
-    let extremes = MONITOR.snapshot().lateness?;
+    let extremes = crate::monitor::snapshot().lateness?;
     let ranked = HISTOGRAM.percentiles_ppm([500_000, 900_000, 990_000, 999_000], extremes);
     let count = HISTOGRAM.count();
     let mut ns = [0; 4];
     for (out, ticks) in ns.iter_mut().zip(ranked) {
-        *out = MONITOR.scale().to_ns_signed(ticks?);
+        *out = crate::monitor::scale().to_ns_signed(ticks?);
     }
     Some((count, ns))
 }

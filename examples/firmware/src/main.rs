@@ -81,7 +81,7 @@ fn main() -> ! {
 /// Prints one report.
 #[cfg(feature = "monitor")]
 fn print_line() {
-    report::lines(&monitor::snapshot());
+    report::lines(monitor::lines());
 }
 
 /// Prints the interrupt count only (the baseline without the monitor).

@@ -7,9 +7,9 @@
 //! [`TickScale`] only when a report is made.
 
 use crate::clock::{PERIOD, RATE_HZ};
-use rtlat_core::jitter::JitterSnapshot;
 #[cfg(not(feature = "plain-monitor"))]
 use rtlat_core::jitter::SharedJitterMonitor32;
+use rtlat_core::report::JitterLines;
 
 /// Time-source ticks to nanoseconds (the plain monitor's; the lock-free one's is its type's).
 #[cfg(feature = "plain-monitor")]
@@ -52,14 +52,40 @@ pub fn tick(now: u32, deadline: u32) {
         let late = now.wrapping_sub(deadline) as i32;
         let now = TIME.extend(now);
         let deadline = now.wrapping_add_signed(-i64::from(late));
-        critical_section::with(|cs| MONITOR.borrow_ref_mut(cs).tick_at(now, deadline));
+        critical_section::with(|cs| {
+            MONITOR.borrow_ref_mut(cs).tick_at(now, deadline);
+            // With the histogram too, its counters take the same lateness.
+            #[cfg(feature = "histogram")]
+            crate::histogram::record(late);
+        });
     }
 }
 
-/// Everything measured so far, in ticks.
-pub fn snapshot() -> JitterSnapshot {
+/// Everything measured so far, as the `T:` and `J:` lines (ns).
+pub fn lines() -> JitterLines {
+    #[cfg(not(feature = "plain-monitor"))]
+    return MONITOR.lines(0);
+    #[cfg(feature = "plain-monitor")]
+    return JitterLines::from_snapshot(
+        0,
+        &critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot()),
+    );
+}
+
+/// Everything measured so far, in ticks (the histogram's extremes and scale).
+#[cfg(feature = "histogram")]
+pub fn snapshot() -> rtlat_core::jitter::JitterSnapshot {
     #[cfg(not(feature = "plain-monitor"))]
     return MONITOR.snapshot();
     #[cfg(feature = "plain-monitor")]
     return critical_section::with(|cs| MONITOR.borrow_ref(cs).snapshot());
+}
+
+/// Ticks to ns, a constant (the histogram's percentiles).
+#[cfg(feature = "histogram")]
+pub fn scale() -> rtlat_core::TickScale {
+    #[cfg(not(feature = "plain-monitor"))]
+    return MONITOR.scale();
+    #[cfg(feature = "plain-monitor")]
+    return SCALE;
 }

@@ -8,29 +8,27 @@
 //!
 //! `T:` is cyclictest's line with `-N` (lateness in ns against each interrupt's deadline; thread
 //! id and priority are 0 on bare metal), `J:` LinuxCNC's interval jitter (ns; `Jitter` =
-//! max(MaxI − period, period − MinI)), both rtlat-core's lines built from the monitor's snapshot
+//! max(MaxI − period, period − MinI)), both rtlat-core's lines built from the monitor's figures
 //! with 64-bit integers only; `H:` the lateness percentiles (ns) of the `histogram` build (its
 //! `C:` is the histogram's own count, read a moment after the snapshot: one interrupt more is
 //! possible).
 
 use cortex_m_semihosting::hprintln;
-use rtlat_core::jitter::JitterSnapshot;
-use rtlat_core::report::{CyclictestLine, JitterLine};
+use rtlat_core::report::JitterLines;
 
-/// Prints the `T:` and `J:` lines for `snapshot` (and the `H:` line).
-pub fn lines(snapshot: &JitterSnapshot) {
-    let mut line = CyclictestLine::from_snapshot(0, snapshot);
-    line.nanoseconds = true;
-    hprintln!("{}", line);
-    hprintln!("{}", JitterLine::from_snapshot(0, snapshot));
+/// Prints the monitor's `T:` and `J:` lines (and the `H:` line).
+pub fn lines(mut lines: JitterLines) {
+    lines.nanoseconds = true;
+    hprintln!("{}", lines);
     #[cfg(feature = "histogram")]
     if let Some((count, percentiles)) = crate::histogram::percentiles() {
         hprintln!("{}", PercentileLine { count, percentiles });
     }
 }
 
-/// `H: 0 C:%7u P50:%8d P90:%8d P99:%8d P99.9:%8d`, written field by field with rtlat-core's
-/// `Decimal` (no format arguments, no 64-bit division).
+/// `H: 0 C:%7u P50:%8d P90:%8d P99:%8d P99.9:%8d`, written by rtlat-core's line template (the
+/// `T:` and `J:` lines' writer: no format arguments, no 64-bit division, no second copy of the
+/// digit code).
 #[cfg(feature = "histogram")]
 struct PercentileLine {
     count: u64,
@@ -40,16 +38,11 @@ struct PercentileLine {
 #[cfg(feature = "histogram")]
 impl core::fmt::Display for PercentileLine {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        use rtlat_core::report::Decimal;
-        f.write_str("H: 0 C:")?;
-        Decimal::unsigned(self.count).write_right(f, 7)?;
-        for (label, value) in [" P50:", " P90:", " P99:", " P99.9:"]
-            .iter()
-            .zip(self.percentiles)
-        {
-            f.write_str(label)?;
-            Decimal::signed(value).write_right(f, 8)?;
-        }
-        Ok(())
+        use rtlat_core::report::template::{self, FIGURE, SIGNED};
+        // `\x87`: a figure 7 wide; `\x98`: a signed figure 8 wide.
+        const LINE: &[u8] = b"H: 0 C:\x87 P50:\x98 P90:\x98 P99:\x98 P99.9:\x98";
+        const _: () = assert!(FIGURE | 7 == 0x87 && FIGURE | SIGNED | 8 == 0x98);
+        let p = self.percentiles.map(|p| p as u64);
+        template::write(f, LINE, &[self.count, p[0], p[1], p[2], p[3]], true)
     }
 }

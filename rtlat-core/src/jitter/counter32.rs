@@ -32,6 +32,7 @@
 
 use super::JitterSnapshot;
 use crate::clock::TickScale;
+use crate::report::JitterLines;
 use crate::seqlock;
 use core::num::{NonZeroU32, NonZeroU64};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
@@ -441,6 +442,51 @@ impl<const PERIOD: u32, const RATE_HZ: u64> SharedJitterMonitor32<PERIOD, RATE_H
         })
     }
 
+    /// The current window's `T:` and `J:` lines (ns), whose [`cyclictest`](JitterLines::cyclictest)
+    /// and [`jitter`](JitterLines::jitter) are [`CyclictestLine::from_snapshot`] and
+    /// [`JitterLine::from_snapshot`] of [`snapshot`](Self::snapshot), with the tick-to-ns
+    /// conversion of this monitor's constant rate folded in at compile time: the smallest
+    /// report path for a microcontroller.
+    ///
+    /// ```
+    /// use rtlat_core::jitter::SharedJitterMonitor32;
+    ///
+    /// static M: SharedJitterMonitor32<25_000, 25_000_000> = SharedJitterMonitor32::new();
+    /// M.tick_at(25_010, 25_000);
+    /// M.tick_at(50_000, 50_000);
+    /// let mut lines = M.lines(0);
+    /// lines.nanoseconds = true;
+    /// assert_eq!(lines.to_string(),
+    ///     "T: 0 (    0) P: 0 I:1000 C:      2 Min:      0 Act:       0 Avg:     200 Max:     400\n\
+    ///      J: 0 I:1000 C:      2 MinI:   999600 MaxI:   999600 Jitter:      400 Overruns:      0");
+    /// ```
+    ///
+    /// [`CyclictestLine::from_snapshot`]: crate::report::CyclictestLine::from_snapshot
+    /// [`JitterLine::from_snapshot`]: crate::report::JitterLine::from_snapshot
+    pub fn lines(&self, thread: u32) -> JitterLines {
+        let snapshot = self.snapshot();
+        JitterLines::new(
+            thread,
+            Self::SCALE.to_ns(u64::from(Self::PERIOD)),
+            snapshot.ticks,
+            snapshot.overruns,
+            snapshot.lateness_ns_by(Self::ns_signed),
+            snapshot.intervals_ns_by(Self::ns),
+        )
+    }
+
+    /// `ticks` in ns with the constant scale: one out-of-line copy for a report.
+    #[inline(never)]
+    fn ns(ticks: u64) -> u64 {
+        Self::SCALE.to_ns(ticks)
+    }
+
+    /// Signed `ticks` in ns, as [`JitterSnapshot::lateness_ns`] converts them.
+    #[inline(never)]
+    fn ns_signed(ticks: i64) -> i64 {
+        super::signed_ns(Self::ns, ticks)
+    }
+
     /// Ends the current window and returns its figures in ticks; the writer's next tick
     /// opens the next window. Readers that reset take turns; the writer is never held up.
     pub fn snapshot_and_reset(&self) -> JitterSnapshot {
@@ -485,6 +531,48 @@ fn carry(high: &AtomicU32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_the_snapshots_lines() {
+        use crate::report::{CyclictestLine, JitterLine};
+        // 7 MHz: a rate that does not divide 10^9, so the conversion truncates.
+        let m: SharedJitterMonitor32<7_000, 7_000_000> = SharedJitterMonitor32::new();
+        let lines = |m: &SharedJitterMonitor32<7_000, 7_000_000>| {
+            let s = m.snapshot();
+            (
+                CyclictestLine::from_snapshot(3, &s),
+                JitterLine::from_snapshot(3, &s),
+            )
+        };
+        let check = |m: &SharedJitterMonitor32<7_000, 7_000_000>| {
+            let (t, j) = lines(m);
+            let mut got = m.lines(3);
+            assert_eq!((got.cyclictest(), got.jitter()), (t, j));
+            assert_eq!(got.to_string(), format!("{t}\n{j}"));
+            got.nanoseconds = true;
+            let t = CyclictestLine {
+                nanoseconds: true,
+                ..t
+            };
+            assert_eq!(got.cyclictest(), t);
+            assert_eq!(got.to_string(), format!("{t}\n{j}"));
+            (t, j)
+        };
+        check(&m);
+        m.tick(5);
+        check(&m);
+        // Early, late, more than a period late (overruns), and across the counter's wrap.
+        let mut deadline = 7_005u32;
+        for late in [-13i32, 0, 1, 6_999, 7_001, 40_000, -1, 3, u16::MAX.into()] {
+            deadline = deadline.wrapping_add(7_000);
+            m.tick_at(deadline.wrapping_add_signed(late), deadline);
+            check(&m);
+        }
+        deadline = u32::MAX - 100;
+        m.tick_at(deadline.wrapping_add(300), deadline);
+        let (t, j) = check(&m);
+        assert!(t.min_ns < 0 && t.max_ns > 0 && j.overruns > 0);
+    }
 
     #[test]
     fn the_tick_count_carries_into_its_high_word() {

@@ -160,13 +160,20 @@ impl JitterSnapshot {
 
     /// The interval figures in ns; `None` before two ticks.
     pub fn intervals_ns(&self) -> Option<IntervalsNs> {
+        let s = self.scale;
+        self.intervals_ns_by(|ticks| ns(&s, ticks))
+    }
+
+    /// [`intervals_ns`](Self::intervals_ns), converting with `ns` (the same conversion as the
+    /// snapshot's scale, e.g. a monitor's constant one, which the compiler can fold).
+    #[inline(always)]
+    pub(crate) fn intervals_ns_by(&self, ns: impl Fn(u64) -> u64) -> Option<IntervalsNs> {
         let (min, max) = self.interval?;
         let jitter = self.max_jitter()?;
-        let s = &self.scale;
         Some(IntervalsNs {
-            min: ns(s, min),
-            max: ns(s, max),
-            max_jitter: ns(s, jitter),
+            min: ns(min),
+            max: ns(max),
+            max_jitter: ns(jitter),
         })
     }
 
@@ -174,13 +181,20 @@ impl JitterSnapshot {
     /// a tick with a lateness. The mean is the converted sum over the count, truncated
     /// toward zero, as [`Summary::mean_truncated`] of [`report`](Self::report)'s lateness.
     pub fn lateness_ns(&self) -> Option<LatenessNs> {
+        let s = self.scale;
+        self.lateness_ns_by(|ticks| ns_signed(&s, ticks))
+    }
+
+    /// [`lateness_ns`](Self::lateness_ns), converting with `signed` (as
+    /// [`signed_ns`], with the same conversion as the snapshot's scale).
+    #[inline(always)]
+    pub(crate) fn lateness_ns_by(&self, signed: impl Fn(i64) -> i64) -> Option<LatenessNs> {
         let (min, max) = self.lateness?;
-        let s = &self.scale;
         Some(LatenessNs {
-            min: ns_signed(s, min),
-            max: ns_signed(s, max),
-            mean: div_i64(ns_signed(s, self.lateness_sum), self.lateness_count),
-            last: ns_signed(s, self.last_lateness.unwrap_or(0)),
+            min: signed(min),
+            max: signed(max),
+            mean: div_i64(signed(self.lateness_sum), self.lateness_count),
+            last: signed(self.last_lateness.unwrap_or(0)),
         })
     }
 }
@@ -219,7 +233,13 @@ fn ns(scale: &TickScale, ticks: u64) -> u64 {
 /// Signed `ticks` in ns, as [`TickScale::to_ns_signed`], through [`ns`].
 #[inline(never)]
 fn ns_signed(scale: &TickScale, ticks: i64) -> i64 {
-    let magnitude = ns(scale, ticks.unsigned_abs()).min(i64::MAX as u64) as i64;
+    signed_ns(|ticks| ns(scale, ticks), ticks)
+}
+
+/// Signed `ticks` in ns with `ns` converting the magnitude (saturating at `i64::MAX`).
+#[inline(always)]
+pub(crate) fn signed_ns(ns: impl Fn(u64) -> u64, ticks: i64) -> i64 {
+    let magnitude = ns(ticks.unsigned_abs()).min(i64::MAX as u64) as i64;
     if ticks < 0 { -magnitude } else { magnitude }
 }
 

@@ -1,6 +1,6 @@
 //! cyclictest's per-thread status line.
 
-use super::Decimal;
+use super::template;
 use crate::div64::div_i64;
 use core::fmt;
 
@@ -46,38 +46,28 @@ pub struct CyclictestLine {
 
 impl fmt::Display for CyclictestLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Field by field (label, then the value right-aligned in its width): no format
-        // arguments are built, which keeps a microcontroller's report code small.
-        let (act, avg) = if self.nanoseconds { (8, 8) } else { (5, 5) };
-        let ns = self.nanoseconds;
-        field(f, "T:", Decimal::unsigned(self.thread.into()), 2)?;
-        field(f, " (", Decimal::signed(self.tid.into()), 5)?;
-        field(f, ") P:", Decimal::signed(self.priority.into()), 2)?;
-        field(f, " I:", Decimal::unsigned(self.interval_us), 0)?;
-        field(f, " C:", Decimal::unsigned(self.cycles), 7)?;
-        field(f, " Min:", in_unit(self.min_ns, ns), 7)?;
-        field(f, " Act:", in_unit(self.act_ns, ns), act)?;
-        field(f, " Avg:", in_unit(self.avg_ns, ns), avg)?;
-        field(f, " Max:", in_unit(self.max_ns, ns), 8)
+        // One template for the line (no format arguments, no call per field: a
+        // microcontroller's report code stays small); `Act` and `Avg` are 8 wide with `-N`.
+        const LINE: &[u8] =
+            b"T:\x82 (\x95) P:\x92 I:\x80 C:\x87 Min:\xb7 Act:\xbf Avg:\xbf Max:\xb8";
+        let figures = [
+            u64::from(self.thread),
+            self.tid as u64,
+            self.priority as u64,
+            self.interval_us,
+            self.cycles,
+            self.min_ns as u64,
+            self.act_ns as u64,
+            self.avg_ns as u64,
+            self.max_ns as u64,
+        ];
+        template::write(f, LINE, &figures, self.nanoseconds)
     }
 }
 
 /// A latency in the line's unit: ns, or µs truncated toward zero.
-#[inline(never)]
-fn in_unit(ns: i64, nanoseconds: bool) -> Decimal {
-    Decimal::signed(if nanoseconds { ns } else { div_i64(ns, 1000) })
-}
-
-/// `label`, then `value` right-aligned in `width` characters.
-#[inline(never)]
-pub(super) fn field(
-    f: &mut fmt::Formatter<'_>,
-    label: &str,
-    value: Decimal,
-    width: usize,
-) -> fmt::Result {
-    f.write_str(label)?;
-    value.write_right(f, width)
+pub(super) fn in_unit(ns: i64, nanoseconds: bool) -> i64 {
+    if nanoseconds { ns } else { div_i64(ns, 1000) }
 }
 
 #[cfg(test)]

@@ -1,10 +1,9 @@
 //! A jitter monitor's report as report lines: cyclictest's `T:` line from its lateness, and
 //! a `J:` line with LinuxCNC's interval figures.
 
-use super::cyclictest::field;
-use super::{CyclictestLine, Decimal};
+use super::{CyclictestLine, template};
 use crate::div64::div_u64;
-use crate::jitter::{JitterReport, JitterSnapshot};
+use crate::jitter::{IntervalsNs, JitterReport, JitterSnapshot, LatenessNs};
 use core::fmt;
 
 impl CyclictestLine {
@@ -42,13 +41,29 @@ impl CyclictestLine {
     /// only ([`JitterSnapshot::lateness_ns`]): the line a microcontroller prints without
     /// linking 128-bit arithmetic. Equal to `from_jitter(thread, &snapshot.report())`.
     pub fn from_snapshot(thread: u32, snapshot: &JitterSnapshot) -> Self {
-        let l = snapshot.lateness_ns();
+        Self::from_figures(
+            thread,
+            snapshot.period_ns(),
+            snapshot.ticks,
+            snapshot.lateness_ns(),
+        )
+    }
+
+    /// The line of a snapshot's figures already in ns (period, ticks, lateness).
+    #[inline(always)]
+    pub(crate) fn from_figures(
+        thread: u32,
+        period_ns: u64,
+        ticks: u64,
+        lateness: Option<LatenessNs>,
+    ) -> Self {
+        let l = lateness;
         CyclictestLine {
             thread,
             tid: 0,
             priority: 0,
-            interval_us: div_u64(snapshot.period_ns(), 1000),
-            cycles: snapshot.ticks,
+            interval_us: div_u64(period_ns, 1000),
+            cycles: ticks,
             min_ns: l.map_or(0, |l| l.min),
             act_ns: l.map_or(0, |l| l.last),
             avg_ns: l.map_or(0, |l| l.mean),
@@ -110,10 +125,26 @@ impl JitterLine {
     /// The line of a snapshot, as [`from_report`](Self::from_report) of its report, with
     /// 64-bit integers only.
     pub fn from_snapshot(thread: u32, snapshot: &JitterSnapshot) -> Self {
-        let i = snapshot.intervals_ns();
+        Self::from_figures(
+            thread,
+            snapshot.period_ns(),
+            snapshot,
+            snapshot.intervals_ns(),
+        )
+    }
+
+    /// The line of a snapshot's counts and its interval figures already in ns.
+    #[inline(always)]
+    pub(crate) fn from_figures(
+        thread: u32,
+        period_ns: u64,
+        snapshot: &JitterSnapshot,
+        intervals: Option<IntervalsNs>,
+    ) -> Self {
+        let i = intervals;
         JitterLine {
             thread,
-            interval_us: div_u64(snapshot.period_ns(), 1000),
+            interval_us: div_u64(period_ns, 1000),
             ticks: snapshot.ticks,
             min_interval_ns: i.map_or(0, |i| i.min),
             max_interval_ns: i.map_or(0, |i| i.max),
@@ -125,13 +156,17 @@ impl JitterLine {
 
 impl fmt::Display for JitterLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Field by field, as `CyclictestLine`'s.
-        field(f, "J:", Decimal::unsigned(self.thread.into()), 2)?;
-        field(f, " I:", Decimal::unsigned(self.interval_us), 0)?;
-        field(f, " C:", Decimal::unsigned(self.ticks), 7)?;
-        field(f, " MinI:", Decimal::unsigned(self.min_interval_ns), 9)?;
-        field(f, " MaxI:", Decimal::unsigned(self.max_interval_ns), 9)?;
-        field(f, " Jitter:", Decimal::unsigned(self.max_jitter_ns), 9)?;
-        field(f, " Overruns:", Decimal::unsigned(self.overruns), 7)
+        // One template, as `CyclictestLine`'s.
+        const LINE: &[u8] = b"J:\x82 I:\x80 C:\x87 MinI:\x89 MaxI:\x89 Jitter:\x89 Overruns:\x87";
+        let figures = [
+            u64::from(self.thread),
+            self.interval_us,
+            self.ticks,
+            self.min_interval_ns,
+            self.max_interval_ns,
+            self.max_jitter_ns,
+            self.overruns,
+        ];
+        template::write(f, LINE, &figures, true)
     }
 }

@@ -9,12 +9,15 @@ mod buffer;
 mod cyclictest;
 mod decimal;
 mod jitter;
+mod lines;
 mod micros;
+pub mod template;
 mod xenomai;
 
 pub use buffer::LineBuffer;
 pub use cyclictest::CyclictestLine;
 pub use decimal::Decimal;
 pub use jitter::JitterLine;
+pub use lines::JitterLines;
 pub use micros::Micros3;
 pub use xenomai::XenomaiLine;
