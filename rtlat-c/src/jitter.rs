@@ -28,13 +28,10 @@ const INITIALISED: u64 = u64::from_le_bytes(*b"rtlatJM1");
 /// clock ticks (converted to ns only in results and reports).
 type State = JitterMonitor;
 
-const fn round_up(n: usize, align: usize) -> usize {
-    n.div_ceil(align) * align
-}
-
 /// Bytes left over after the mark and the state (where the state starts, `repr(C)`).
-const RESERVED: usize =
-    JITTER_MONITOR_SIZE - round_up(size_of::<u64>(), align_of::<State>()) - size_of::<State>();
+const RESERVED: usize = JITTER_MONITOR_SIZE
+    - size_of::<u64>().next_multiple_of(align_of::<State>())
+    - size_of::<State>();
 
 /// `rtlat_jitter_monitor`: one jitter monitor, in the caller's memory. C sees only its size
 /// and alignment.
