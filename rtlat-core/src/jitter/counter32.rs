@@ -31,6 +31,7 @@
 //! consistently too.
 
 use super::JitterSnapshot;
+use super::switch::switch_window;
 use crate::clock::TickScale;
 use crate::report::JitterLines;
 use crate::seqlock;
@@ -490,28 +491,10 @@ impl<const PERIOD: u32, const RATE_HZ: u64> SharedJitterMonitor32<PERIOD, RATE_H
     /// Ends the current window and returns its figures in ticks; the writer's next tick
     /// opens the next window. Readers that reset take turns; the writer is never held up.
     pub fn snapshot_and_reset(&self) -> JitterSnapshot {
-        while self
-            .resetting
-            .compare_exchange_weak(false, true, Ordering::Acquire, Relaxed)
-            .is_err()
-        {
-            core::hint::spin_loop();
-        }
-        let generation = self.generation.load(Relaxed);
-        self.generation
-            .store(generation.wrapping_add(1), Ordering::Release);
-        fence(Ordering::SeqCst);
-        // A tick under way may have chosen the old bank: wait for that tick (only) to end.
-        let s = self.sequence.load(Ordering::Acquire);
-        if !s.is_multiple_of(2) {
-            while self.sequence.load(Ordering::Acquire) == s {
-                core::hint::spin_loop();
-            }
-        }
-        let bank = &self.banks[(generation & 1) as usize];
+        let switch = switch_window(&self.resetting, &self.generation, &self.sequence);
+        let bank = &self.banks[switch.ended];
         let snapshot = bank.load(Self::PERIOD, Self::SCALE);
         bank.clear();
-        self.resetting.store(false, Ordering::Release);
         snapshot
     }
 

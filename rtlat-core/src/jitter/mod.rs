@@ -35,6 +35,7 @@
 
 mod counter32;
 mod shared;
+mod switch;
 mod window;
 
 pub use counter32::SharedJitterMonitor32;

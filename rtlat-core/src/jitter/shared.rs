@@ -23,6 +23,7 @@
 //! [`report`](SharedJitterMonitor::report) reads the current bank; it retries when the
 //! generation changed under it (a reset cleared what it was reading).
 
+use super::switch::switch_window;
 use super::window::{Schedule, Window, advance};
 use super::{JitterReport, JitterSnapshot, Tick};
 use crate::clock::TickScale;
@@ -249,28 +250,11 @@ impl SharedJitterMonitor {
     /// Ends the current window and returns its figures in ticks; the writer's next tick
     /// opens the next window. Readers that reset take turns; the writer is never held up.
     pub fn snapshot_and_reset(&self) -> JitterSnapshot {
-        while self
-            .resetting
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            core::hint::spin_loop();
-        }
-        let generation = self.generation.load(Ordering::Relaxed);
-        self.generation
-            .store(generation.wrapping_add(1), Ordering::Release);
-        fence(Ordering::SeqCst);
-        // A tick under way may have chosen the old bank: wait for that tick (only) to end.
-        let s = self.sequence.load(Ordering::Acquire);
-        if !s.is_multiple_of(2) {
-            while self.sequence.load(Ordering::Acquire) == s {
-                core::hint::spin_loop();
-            }
-        }
-        let bank = &self.banks[(generation & 1) as usize];
+        let switch = switch_window(&self.resetting, &self.generation, &self.sequence);
+        let bank = &self.banks[switch.ended];
         let window = bank.load();
         bank.store(&Window::new());
-        self.resetting.store(false, Ordering::Release);
+        drop(switch);
         JitterSnapshot::of(&window, self.period.get(), self.scale)
     }
 
