@@ -1,0 +1,63 @@
+//! Spike evidence without a tracer: what ran and what fired on the measured CPUs, sampled
+//! cheaply and often by a non-real-time thread, and a [verdict](verdict::explain) that names
+//! the likely causes of a late wake-up ("why did it spike", issue 16).
+//!
+//! | idea                           | items                                                   |
+//! |--------------------------------|---------------------------------------------------------|
+//! | parsers ([`counters`])         | one CPU's column of `/proc/interrupts`, `/proc/softirqs`, `/proc/schedstat`; task `schedstat`/`stat`/`status` fields |
+//! | intervals ([`interval`])       | [`Interval`] (per-CPU deltas), [`IntervalRing`] (bounded) |
+//! | the sampler ([`sampler`])      | [`Sampler`], [`SamplerThread`], [`Config`], [`Catalog`] |
+//! | the verdict ([`verdict`])      | [`Spike`], [`Cause`], [`explain`](verdict::explain)     |
+//!
+//! Files are read through a [`Facts`](crate::Facts) root, so tests can use captured trees;
+//! every file is read into a buffer of fixed size (4 MiB for `/proc/interrupts`, 4 KiB for
+//! the others).
+//!
+//! # What one interval holds, per measured CPU
+//!
+//! Interrupts per IRQ line and softirqs per type (deltas of that CPU's column), `schedule()`
+//! calls (`/proc/schedstat`, with `CONFIG_SCHEDSTATS`), the tasks that ran there with their
+//! policy, priority and time on a CPU (each task's `schedstat` delta, placed by the CPU its
+//! `stat` names at the end of the interval: a task that moved during the interval is placed
+//! on its last CPU), idle-state entries and residency, `scaling_cur_freq`, thermal throttling
+//! counts; and per measuring thread, its preemptions (`nonvoluntary_ctxt_switches`) and its CPU
+//! at both ends (a migration).
+//!
+//! # Period and cost
+//!
+//! The default period is 5 ms ([`Config::default`]): a spike's window is widened to the 5 ms
+//! intervals around it, so a verdict compares that window with the usual rates of the 2 s kept
+//! ([`Config::history`]). The cost is dominated by one `pread` of each task's `schedstat`
+//! (files kept open): measured on a 2-CPU VM with ~90 tasks, see the crate's test
+//! `noise::the_sampler_costs_little` and the README.
+//!
+//! # Correlation with the measuring loop
+//!
+//! The loop does not read any of this and must not change beyond one store per cycle. A
+//! spike is given to [`explain`](verdict::explain) as [`Spike`]: its CPU, the previous
+//! wake-up and the late one on `CLOCK_MONOTONIC` (the samples' clock).
+//!
+//! - **The run's maximum needs no store at all**: rtlat-core's `CycleEngine::max()` already
+//!   keeps the worst latency and its cycle `k`; the schedule is `deadline(k) = start +
+//!   k·interval`, so the late wake-up is `deadline(k) + max` and the previous wake-up is no
+//!   earlier than `deadline(k − 1)`, which gives the window `[deadline(k−1), deadline(k) +
+//!   max]`. The main thread asks the sampler when the run ends (the ring keeps 2 s: for a
+//!   maximum older than that, the engine's figures must be read while the run goes, e.g. at
+//!   each per-second window when `max` grew).
+//! - **Every spike above a threshold** needs one store per cycle: the loop writes its latency
+//!   (as an `AtomicI32`, relaxed) into slot `k mod N` of a small ring (N = 1024: over 1 s of
+//!   slack at 1 ms cycles); the sampler, at each sample, reads the slots from its last cycle to
+//!   the loop's published cycle count and takes those above the threshold, with wake-up
+//!   `deadline(k) + latency`. The `-v` sample ring already does this (two words a cycle) and can
+//!   serve as it is when `-v` is on. Not built yet: it must pass `benches/vs-cyclictest.sh`
+//!   (instructions ≤ 0.70× cyclictest's).
+
+pub mod counters;
+pub mod interval;
+pub mod sampler;
+mod source;
+pub mod verdict;
+
+pub use interval::{CpuInterval, Interval, IntervalRing, TaskRun, ThreadInterval};
+pub use sampler::{Catalog, Config, IdleName, IrqLine, Sampler, SamplerThread, Watched};
+pub use verdict::{Cause, Spike, explain};
