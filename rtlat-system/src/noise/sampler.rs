@@ -5,8 +5,10 @@
 //! `/proc/softirqs`, `/proc/schedstat`, and per measured CPU its `scaling_cur_freq`, its two
 //! thermal-throttle counts and two files per idle state; one `pread` of `schedstat` per task
 //! of the system (files kept open), and of `stat` for each task that ran during the interval;
-//! two per measuring thread. The task list is read again every [`Config::rescan_every`]
-//! samples (tasks started in between are seen from then on). Steady-state sampling allocates
+//! two per measuring thread; one of `/proc/loadavg`, whose last PID tells when a task was
+//! created: the task list is read again then, and every [`Config::rescan_every`] samples
+//! (a task created and gone within one period is not seen, nor the last interval of a task
+//! that ended before the sample: its `/proc` entry is gone). Steady-state sampling allocates
 //! nothing; a rescan allocates the new task list.
 
 use std::path::PathBuf;
@@ -132,6 +134,8 @@ pub struct Sampler {
     catalog: Catalog,
     interrupts: Source,
     softirqs: Source,
+    loadavg: Source,
+    last_pid: Option<u64>,
     schedstat: Source,
     cpus: Vec<CpuSources>,
     previous: Vec<Counters>,
@@ -203,6 +207,8 @@ impl Sampler {
         let mut sampler = Sampler {
             interrupts: Source::new(facts.path("proc/interrupts")),
             softirqs: Source::new(facts.path("proc/softirqs")),
+            loadavg: Source::new(facts.path("proc/loadavg")),
+            last_pid: None,
             schedstat: Source::new(facts.path("proc/schedstat")),
             previous: vec![Counters::default(); cpus.len()],
             current: vec![Counters::default(); cpus.len()],
@@ -247,6 +253,11 @@ impl Sampler {
         &self.ring
     }
 
+    /// Whether the task `tid` is followed (seen by the last rescan and still readable).
+    pub fn follows(&self, tid: u32) -> bool {
+        self.tasks.iter().any(|t| t.tid == tid && t.schedstat.exists())
+    }
+
     /// How many tasks are followed.
     pub fn tasks_followed(&self) -> usize {
         self.tasks.len()
@@ -256,7 +267,15 @@ impl Sampler {
     /// interval since the previous call to the ring.
     pub fn sample(&mut self, now_ns: u64) {
         self.since_rescan += 1;
-        if self.since_rescan >= self.config.rescan_every.max(1) {
+        // The last PID handed out (`/proc/loadavg`'s last field, threads included): a new
+        // task since the last sample triggers a rescan now.
+        let last_pid = self
+            .loadavg
+            .read(&mut self.small)
+            .and_then(|text| text.split_ascii_whitespace().last()?.parse().ok());
+        let born = last_pid.is_some() && last_pid != self.last_pid;
+        self.last_pid = last_pid;
+        if born || self.since_rescan >= self.config.rescan_every.max(1) {
             self.since_rescan = 0;
             self.rescan_tasks();
         }
@@ -271,20 +290,12 @@ impl Sampler {
             let (now, before) = (&self.current[i], &self.previous[i]);
             cpu.irqs.resize(lines, 0);
             if !catalog_changed {
-                for (delta, (a, b)) in cpu.irqs.iter_mut().zip(now.irqs.iter().zip(&before.irqs)) {
-                    *delta = a.saturating_sub(*b);
-                }
+                deltas(&mut cpu.irqs, &now.irqs, &before.irqs);
             }
-            for (k, delta) in cpu.softirqs.iter_mut().enumerate() {
-                *delta = now.softirqs[k].saturating_sub(before.softirqs[k]);
-            }
+            deltas(&mut cpu.softirqs, &now.softirqs, &before.softirqs);
             cpu.schedules = now.schedules.zip(before.schedules).map(|(a, b)| a.saturating_sub(b));
-            for (k, delta) in cpu.idle_usage.iter_mut().enumerate() {
-                *delta = now.idle_usage[k].saturating_sub(before.idle_usage[k]);
-            }
-            for (k, delta) in cpu.idle_time_us.iter_mut().enumerate() {
-                *delta = now.idle_time[k].saturating_sub(before.idle_time[k]);
-            }
+            deltas(&mut cpu.idle_usage, &now.idle_usage, &before.idle_usage);
+            deltas(&mut cpu.idle_time_us, &now.idle_time, &before.idle_time);
             cpu.throttles = now.throttles.saturating_sub(before.throttles);
             cpu.freq_khz = self.cpus[i].freq.number(&mut self.small);
         }
@@ -413,6 +424,9 @@ impl Sampler {
         };
         let mut old = std::mem::take(&mut self.tasks);
         old.sort_unstable_by_key(|t| t.tid);
+        // Searched by tid while the tasks are taken out of `old` (so the keys stay sorted).
+        let old_tids: Vec<u32> = old.iter().map(|t| t.tid).collect();
+        let mut old: Vec<Option<Task>> = old.into_iter().map(Some).collect();
         let mut tasks = Vec::with_capacity(old.len() + 16);
         'pids: for pid in pids {
             let Ok(tids) = self.facts.tids(pid) else {
@@ -422,12 +436,14 @@ impl Sampler {
                 if tasks.len() >= MAX_TASKS {
                     break 'pids;
                 }
-                match old.binary_search_by_key(&tid, |t| t.tid) {
-                    Ok(i) if old[i].pid == pid && old[i].schedstat.exists() => {
-                        let task = std::mem::replace(&mut old[i], Task::gone());
-                        tasks.push(task);
-                    }
-                    _ => {
+                let kept = old_tids
+                    .binary_search(&tid)
+                    .ok()
+                    .and_then(|i| old[i].take())
+                    .filter(|task| task.pid == pid && task.schedstat.exists());
+                match kept {
+                    Some(task) => tasks.push(task),
+                    None => {
                         let dir: PathBuf = self.facts.path(&format!("proc/{pid}/task/{tid}"));
                         let mut schedstat = Source::new(dir.join("schedstat"));
                         let ran_ns = schedstat
@@ -449,15 +465,10 @@ impl Sampler {
     }
 }
 
-impl Task {
-    fn gone() -> Task {
-        Task {
-            pid: 0,
-            tid: 0,
-            schedstat: Source::new(PathBuf::new()),
-            stat: Source::new(PathBuf::new()),
-            ran_ns: 0,
-        }
+/// `out[k] = now[k] − before[k]` where both exist (counters only grow; a reset gives 0).
+fn deltas(out: &mut [u64], now: &[u64], before: &[u64]) {
+    for (delta, (a, b)) in out.iter_mut().zip(now.iter().zip(before)) {
+        *delta = a.saturating_sub(*b);
     }
 }
 
