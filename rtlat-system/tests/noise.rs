@@ -9,8 +9,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
-use rtlat_linux::thread::{Policy, gettid, set_affinity, set_scheduler};
 use rtlat_linux::PosixClock;
+use rtlat_linux::thread::{Policy, gettid, set_affinity, set_scheduler};
 use rtlat_system::Facts;
 use rtlat_system::noise::{Config, Sampler, Spike, Watched, explain};
 
@@ -36,7 +36,12 @@ fn baseline(sampler: &mut Sampler) {
 }
 
 /// Samples, runs `inject`, samples: the causes of a spike spanning the injection.
-fn verdict_on(sampler: &mut Sampler, cpu: usize, tid: Option<u32>, inject: impl FnOnce()) -> Vec<String> {
+fn verdict_on(
+    sampler: &mut Sampler,
+    cpu: usize,
+    tid: Option<u32>,
+    inject: impl FnOnce(),
+) -> Vec<String> {
     let start = now();
     sampler.sample(start);
     inject();
@@ -54,10 +59,6 @@ fn verdict_on(sampler: &mut Sampler, cpu: usize, tid: Option<u32>, inject: impl 
         .map(ToString::to_string)
         .collect();
     eprintln!("verdict on CPU {cpu}: {causes:#?}");
-    eprintln!(
-        "spike {start}..{end}, intervals: {:?}",
-        sampler.ring().iter().last().map(|i| i.cpus.iter().map(|c| (c.cpu, c.tasks.iter().map(|t| (t.tid, t.comm().to_owned(), t.ran_ns)).collect::<Vec<_>>())).collect::<Vec<_>>())
-    );
     causes
 }
 
@@ -85,7 +86,7 @@ fn spinner(cpu: usize, stop: &Arc<AtomicBool>) -> (u32, std::thread::JoinHandle<
 }
 
 #[test]
-fn a_fifo_hog_on_the_cpu_is_named_with_pid_and_priority_and_preempts_the_thread() {
+fn a_fifo_hog_on_the_cpu_is_named_first_with_pid_and_priority() {
     let _live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let cpu = measured_cpu();
     let stop = Arc::new(AtomicBool::new(false));
@@ -121,7 +122,12 @@ fn a_fifo_hog_on_the_cpu_is_named_with_pid_and_priority_and_preempts_the_thread(
         stop.store(true, Ordering::Relaxed);
         panic!("SCHED_FIFO 95 refused: these tests run as root");
     }
-    let mut sampler = Sampler::new(Facts::live(), &[0, cpu], &[Watched { pid, tid }], Config::default());
+    let mut sampler = Sampler::new(
+        Facts::live(),
+        &[0, cpu],
+        &[Watched { pid, tid }],
+        Config::default(),
+    );
     assert!(sampler.follows(hog_tid), "the hog is followed");
     baseline(&mut sampler);
     let causes = verdict_on(&mut sampler, cpu, Some(tid), || {
@@ -132,12 +138,14 @@ fn a_fifo_hog_on_the_cpu_is_named_with_pid_and_priority_and_preempts_the_thread(
     hog.join().unwrap();
     stop.store(true, Ordering::Relaxed);
     spinning.join().unwrap();
-    let named = format!("SCHED_FIFO 95 task rtlat-hog (pid {pid}, tid {hog_tid}) ran on CPU {cpu} for ");
-    assert!(causes[0].starts_with(&named), "{named:?} first in {causes:#?}");
+    let named =
+        format!("SCHED_FIFO 95 task rtlat-hog (pid {pid}, tid {hog_tid}) ran on CPU {cpu} for ");
     assert!(
-        causes.iter().any(|c| c == &format!("the measuring thread was preempted {}× on CPU {cpu}", c.split('×').next().unwrap().rsplit(' ').next().unwrap())),
-        "a preemption in {causes:#?}"
+        causes[0].starts_with(&named),
+        "{named:?} first in {causes:#?}"
     );
+    // The spinner is preempted by the hog only if it was running when the hog woke (it may
+    // have been waiting for the CPU): not asserted.
 }
 
 #[test]
@@ -161,7 +169,9 @@ fn loopback_traffic_from_the_cpu_names_the_net_softirq() {
         .unwrap();
     });
     assert!(
-        causes.iter().any(|c| c.starts_with("NET_RX softirq ×") && c.contains(&format!(" on CPU {cpu} "))),
+        causes
+            .iter()
+            .any(|c| c.starts_with("NET_RX softirq ×") && c.contains(&format!(" on CPU {cpu} "))),
         "NET_RX named in {causes:#?}"
     );
 }
@@ -171,7 +181,10 @@ fn a_thread_moved_to_the_cpu_is_named_as_migrated() {
     let _live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let cpu = measured_cpu();
     let online = Facts::live().online_cpus().unwrap();
-    let from = online.iter().find(|&c| c != cpu).expect("this test needs two CPUs");
+    let from = online
+        .iter()
+        .find(|&c| c != cpu)
+        .expect("this test needs two CPUs");
     let (tx, rx) = mpsc::channel();
     let (go_tx, go_rx) = mpsc::channel::<()>();
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -188,7 +201,12 @@ fn a_thread_moved_to_the_cpu_is_named_as_migrated() {
     });
     let tid = rx.recv().unwrap();
     let pid = std::process::id();
-    let mut sampler = Sampler::new(Facts::live(), &[cpu], &[Watched { pid, tid }], Config::default());
+    let mut sampler = Sampler::new(
+        Facts::live(),
+        &[cpu],
+        &[Watched { pid, tid }],
+        Config::default(),
+    );
     baseline(&mut sampler);
     let causes = verdict_on(&mut sampler, cpu, Some(tid), || {
         go_tx.send(()).unwrap();
@@ -196,7 +214,9 @@ fn a_thread_moved_to_the_cpu_is_named_as_migrated() {
     });
     drop(go_tx);
     mover.join().unwrap();
-    let migrated = format!("the measuring thread migrated from CPU {from} to CPU {cpu}: pin it (rtlat run -a)");
+    let migrated = format!(
+        "the measuring thread migrated from CPU {from} to CPU {cpu}: pin it (rtlat run -a)"
+    );
     assert!(causes.contains(&migrated), "{migrated:?} in {causes:#?}");
 }
 
@@ -215,14 +235,24 @@ fn a_quiet_period_names_none_of_the_injected_causes() {
     });
     let tid = rx.recv().unwrap();
     let pid = std::process::id();
-    let mut sampler = Sampler::new(Facts::live(), &[cpu], &[Watched { pid, tid }], Config::default());
+    let mut sampler = Sampler::new(
+        Facts::live(),
+        &[cpu],
+        &[Watched { pid, tid }],
+        Config::default(),
+    );
     baseline(&mut sampler);
-    let causes = verdict_on(&mut sampler, cpu, Some(tid), || std::thread::sleep(Duration::from_millis(5)));
+    let causes = verdict_on(&mut sampler, cpu, Some(tid), || {
+        std::thread::sleep(Duration::from_millis(5))
+    });
     stop_tx.send(()).unwrap();
     sleeper.join().unwrap();
     for cause in &causes {
         assert!(
-            !cause.starts_with("SCHED_FIFO") && !cause.starts_with("SCHED_RR") && !cause.contains("NET_") && !cause.contains("migrated"),
+            !cause.starts_with("SCHED_FIFO")
+                && !cause.starts_with("SCHED_RR")
+                && !cause.contains("NET_")
+                && !cause.contains("migrated"),
             "a false cause in a quiet period: {causes:#?}"
         );
     }
@@ -231,17 +261,63 @@ fn a_quiet_period_names_none_of_the_injected_causes() {
 #[test]
 fn a_captured_tree_gives_bounded_intervals_without_deltas() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/vm-2cpu");
-    let config = Config { history: 4, ..Config::default() };
+    let config = Config {
+        history: 4,
+        ..Config::default()
+    };
     let mut sampler = Sampler::new(Facts::at(&root), &[1], &[], config);
     for k in 0..10 {
         sampler.sample(k * 5_000_000);
     }
-    assert!(!sampler.catalog().irqs.is_empty(), "the tree's /proc/interrupts is named");
+    assert!(
+        !sampler.catalog().irqs.is_empty(),
+        "the tree's /proc/interrupts is named"
+    );
     assert_eq!(sampler.ring().len(), 4, "the ring keeps its capacity");
     for interval in sampler.ring().iter() {
         assert_eq!(interval.duration_ns(), 5_000_000);
         let cpu = interval.cpu(1).expect("CPU 1");
         assert_eq!(cpu.irqs.len(), sampler.catalog().irqs.len());
-        assert!(cpu.irqs.iter().all(|&n| n == 0), "a captured file does not change");
+        assert!(
+            cpu.irqs.iter().all(|&n| n == 0),
+            "a captured file does not change"
+        );
     }
+}
+
+/// This thread's time on a CPU, ns (its `schedstat`).
+fn cpu_time_ns() -> u64 {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+    text.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_sampler_thread_fills_its_ring_and_stops_and_its_cost_is_reported() {
+    let _live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpu = measured_cpu();
+    let config = Config {
+        history: 8,
+        ..Config::default()
+    };
+    let mut sampler = Sampler::new(Facts::live(), &[cpu], &[], config);
+    let (samples, before) = (200u64, cpu_time_ns());
+    for _ in 0..samples {
+        sampler.sample(now());
+    }
+    let per_sample = (cpu_time_ns() - before) / samples;
+    eprintln!(
+        "sampler cost: {per_sample} ns of CPU per sample with {} tasks followed ({:.2} % of a CPU at a {:?} period)",
+        sampler.tasks_followed(),
+        per_sample as f64 / config.period.as_nanos() as f64 * 100.0,
+        config.period
+    );
+    assert_eq!(sampler.ring().len(), 8, "the ring stays at its capacity");
+
+    let running = rtlat_system::noise::SamplerThread::spawn(sampler, &[0]).unwrap();
+    std::thread::sleep(Duration::from_millis(60));
+    let newest = running.with(|s| s.ring().iter().last().map(|i| i.end_ns));
+    let sampler = running.stop();
+    let last = sampler.ring().iter().last().map(|i| i.end_ns);
+    assert!(last >= newest && newest.is_some(), "the thread sampled");
+    assert_eq!(sampler.ring().len(), 8);
 }

@@ -22,7 +22,11 @@ pub fn column_of(header: &str, cpu: usize) -> Option<usize> {
 /// For every line of a `/proc/interrupts` text after the header: calls `each(index, label,
 /// count)` with the line's count in `column` (lines without that column, `ERR`/`MIS`, give
 /// 0). Returns the number of lines.
-pub fn interrupt_column(text: &str, column: usize, mut each: impl FnMut(usize, &str, u64)) -> usize {
+pub fn interrupt_column(
+    text: &str,
+    column: usize,
+    mut each: impl FnMut(usize, &str, u64),
+) -> usize {
     let mut index = 0;
     for line in text.lines().skip(1) {
         let Some((label, rest)) = line.split_once(':') else {
@@ -154,18 +158,28 @@ mod tests {
         let schedstat = "version 15\ntimestamp 4295\ncpu0 0 0 100 50 60 30 999 888 77\ndomain0 3 1 2\ncpu1 0 0 200 50 60 30 999 888 77\n";
         assert_eq!(schedstat_schedules(schedstat, 1), Some(200));
         assert_eq!(schedstat_schedules(schedstat, 2), None);
-        assert_eq!(task_schedstat("170166 3070811 2\n"), Some((170166, 3070811, 2)));
+        assert_eq!(
+            task_schedstat("170166 3070811 2\n"),
+            Some((170166, 3070811, 2))
+        );
         assert_eq!(task_schedstat("1 x 2"), None);
 
         let stat = "1234 (stress (ng)) R 1 1234 1234 0 -1 4194560 100 0 0 0 5 6 0 0 -96 0 1 0 100 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 95 1 0 0 0\n";
         let fields = stat_fields(stat).unwrap();
         assert_eq!(
             fields,
-            StatFields { comm: "stress (ng)", processor: 1, rt_priority: 95, policy: 1 }
+            StatFields {
+                comm: "stress (ng)",
+                processor: 1,
+                rt_priority: 95,
+                policy: 1
+            }
         );
         assert_eq!(stat_fields("1 (x) R 1"), None);
         assert_eq!(
-            nonvoluntary_switches("Name:\tx\nvoluntary_ctxt_switches:\t5\nnonvoluntary_ctxt_switches:\t7\n"),
+            nonvoluntary_switches(
+                "Name:\tx\nvoluntary_ctxt_switches:\t5\nnonvoluntary_ctxt_switches:\t7\n"
+            ),
             Some(7)
         );
         assert_eq!(single_number(" 42\n"), Some(42));

@@ -181,9 +181,12 @@ impl Interval {
 
     pub(crate) fn clear(&mut self) {
         self.cpus.iter_mut().for_each(CpuInterval::clear);
-        self.threads
-            .iter_mut()
-            .for_each(|t| *t = ThreadInterval { tid: t.tid, ..Default::default() });
+        self.threads.iter_mut().for_each(|t| {
+            *t = ThreadInterval {
+                tid: t.tid,
+                ..Default::default()
+            }
+        });
     }
 }
 
@@ -267,7 +270,14 @@ mod tests {
     fn a_cpu_keeps_its_longest_tasks() {
         let mut cpu = CpuInterval::default();
         for i in 0..20u64 {
-            cpu.add_task(TaskRun::new(1, i as u32, "a-very-long-task-name", i * 10, 0, 0));
+            cpu.add_task(TaskRun::new(
+                1,
+                i as u32,
+                "a-very-long-task-name",
+                i * 10,
+                0,
+                0,
+            ));
         }
         assert_eq!(cpu.tasks.len(), TASKS_PER_CPU);
         assert_eq!(cpu.tasks_left_off, 20 - TASKS_PER_CPU as u32);

@@ -7,7 +7,7 @@
 //! | parsers ([`counters`])         | one CPU's column of `/proc/interrupts`, `/proc/softirqs`, `/proc/schedstat`; task `schedstat`/`stat`/`status` fields |
 //! | intervals ([`interval`])       | [`Interval`] (per-CPU deltas), [`IntervalRing`] (bounded) |
 //! | the sampler ([`sampler`])      | [`Sampler`], [`SamplerThread`], [`Config`], [`Catalog`] |
-//! | the verdict ([`verdict`])      | [`Spike`], [`Cause`], [`explain`](verdict::explain)     |
+//! | the verdict ([`verdict`])      | [`Spike`], [`Cause`], [`explain`]     |
 //!
 //! Files are read through a [`Facts`](crate::Facts) root, so tests can use captured trees;
 //! every file is read into a buffer of fixed size (4 MiB for `/proc/interrupts`, 4 KiB for
@@ -26,15 +26,27 @@
 //! # Period and cost
 //!
 //! The default period is 5 ms ([`Config::default`]): a spike's window is widened to the 5 ms
-//! intervals around it, so a verdict compares that window with the usual rates of the 2 s kept
-//! ([`Config::history`]). The cost is dominated by one `pread` of each task's `schedstat`
-//! (files kept open): measured on a 2-CPU VM with ~90 tasks, see the crate's test
-//! `noise::the_sampler_costs_little` and the README.
+//! intervals around it, and a verdict compares that window with the usual rates of the 2 s
+//! kept ([`Config::history`]). Finer periods place a spike better and cost in proportion.
+//!
+//! The cost is dominated by one `pread` of each task's `schedstat` (files kept open, about
+//! 1.1–1.5 µs a task). Measured on the 2-CPU KVM guest these were written on (load 3–4 from
+//! other builds, ~100 tasks), release build: **110–150 µs of CPU per sample, 2.2–3.0 % of
+//! one housekeeping CPU at 5 ms** (`cargo test --release -p rtlat-system --test tests
+//! noise::the_sampler -- --nocapture`; a debug build takes about twice that). The cost grows
+//! with the number of tasks on the machine (not with the number of measured CPUs, beyond
+//! their idle-state files), and with how often tasks are created (each creation triggers a
+//! rescan of `/proc`).
+//!
+//! Known blind spots: a task created and gone within one period, the last interval of a task
+//! that ended before the next sample, and a task that ran on the measured CPU and moved
+//! within the interval (it is placed on the CPU its `stat` names at the sample). The
+//! tracer path of issue 16 (osnoise/timerlat) has none of these.
 //!
 //! # Correlation with the measuring loop
 //!
 //! The loop does not read any of this and must not change beyond one store per cycle. A
-//! spike is given to [`explain`](verdict::explain) as [`Spike`]: its CPU, the previous
+//! spike is given to [`explain`] as [`Spike`]: its CPU, the previous
 //! wake-up and the late one on `CLOCK_MONOTONIC` (the samples' clock).
 //!
 //! - **The run's maximum needs no store at all**: rtlat-core's `CycleEngine::max()` already

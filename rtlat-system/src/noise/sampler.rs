@@ -157,7 +157,12 @@ impl Sampler {
             .iter()
             .map(|&cpu| {
                 let dir = facts.path(&format!("sys/devices/system/cpu/cpu{cpu}"));
-                let states = facts.cpuidle_states(cpu).optional().ok().flatten().unwrap_or_default();
+                let states = facts
+                    .cpuidle_states(cpu)
+                    .optional()
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
                 catalog.idle.push(
                     states
                         .iter()
@@ -255,7 +260,9 @@ impl Sampler {
 
     /// Whether the task `tid` is followed (seen by the last rescan and still readable).
     pub fn follows(&self, tid: u32) -> bool {
-        self.tasks.iter().any(|t| t.tid == tid && t.schedstat.exists())
+        self.tasks
+            .iter()
+            .any(|t| t.tid == tid && t.schedstat.exists())
     }
 
     /// How many tasks are followed.
@@ -293,7 +300,10 @@ impl Sampler {
                 deltas(&mut cpu.irqs, &now.irqs, &before.irqs);
             }
             deltas(&mut cpu.softirqs, &now.softirqs, &before.softirqs);
-            cpu.schedules = now.schedules.zip(before.schedules).map(|(a, b)| a.saturating_sub(b));
+            cpu.schedules = now
+                .schedules
+                .zip(before.schedules)
+                .map(|(a, b)| a.saturating_sub(b));
             deltas(&mut cpu.idle_usage, &now.idle_usage, &before.idle_usage);
             deltas(&mut cpu.idle_time_us, &now.idle_time, &before.idle_time);
             cpu.throttles = now.throttles.saturating_sub(before.throttles);
@@ -301,7 +311,11 @@ impl Sampler {
         }
         // Tasks: time on a CPU since the last sample; those that ran, by their last CPU.
         for task in &mut self.tasks {
-            let Some((ran_ns, _, _)) = task.schedstat.read(&mut self.small).and_then(counters::task_schedstat) else {
+            let Some((ran_ns, _, _)) = task
+                .schedstat
+                .read(&mut self.small)
+                .and_then(counters::task_schedstat)
+            else {
                 continue;
             };
             let delta = ran_ns.saturating_sub(task.ran_ns);
@@ -309,10 +323,18 @@ impl Sampler {
             if delta == 0 || first || self.watched.iter().any(|w| w.watched.tid == task.tid) {
                 continue;
             }
-            let Some(fields) = task.stat.read(&mut self.small).and_then(counters::stat_fields) else {
+            let Some(fields) = task
+                .stat
+                .read(&mut self.small)
+                .and_then(counters::stat_fields)
+            else {
                 continue;
             };
-            if let Some(cpu) = slot.cpus.iter_mut().find(|c| c.cpu == fields.processor as usize) {
+            if let Some(cpu) = slot
+                .cpus
+                .iter_mut()
+                .find(|c| c.cpu == fields.processor as usize)
+            {
                 cpu.add_task(TaskRun::new(
                     task.pid,
                     task.tid,
@@ -324,11 +346,18 @@ impl Sampler {
             }
         }
         for cpu in &mut slot.cpus {
-            cpu.tasks.sort_unstable_by(|a, b| b.ran_ns.cmp(&a.ran_ns));
+            cpu.tasks
+                .sort_unstable_by_key(|t| std::cmp::Reverse(t.ran_ns));
         }
         for (state, thread) in self.watched.iter_mut().zip(slot.threads.iter_mut()) {
-            let preempted = state.status.read(&mut self.small).and_then(counters::nonvoluntary_switches);
-            let fields = state.stat.read(&mut self.small).and_then(counters::stat_fields);
+            let preempted = state
+                .status
+                .read(&mut self.small)
+                .and_then(counters::nonvoluntary_switches);
+            let fields = state
+                .stat
+                .read(&mut self.small)
+                .and_then(counters::stat_fields);
             let cpu = fields.map(|f| f.processor);
             thread.preempted = preempted
                 .zip(state.preempted)
@@ -398,7 +427,8 @@ impl Sampler {
         let schedstat = self.schedstat.read(&mut self.big);
         for (i, cpu) in self.cpus.iter_mut().enumerate() {
             let current = &mut self.current[i];
-            current.schedules = schedstat.and_then(|text| counters::schedstat_schedules(text, cpu.cpu));
+            current.schedules =
+                schedstat.and_then(|text| counters::schedstat_schedules(text, cpu.cpu));
             current.idle_usage.resize(cpu.idle_usage.len(), 0);
             current.idle_time.resize(cpu.idle_time.len(), 0);
             for (k, source) in cpu.idle_usage.iter_mut().enumerate() {

@@ -6,6 +6,9 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
+/// The buffer size up to which a short read ends the file.
+const ONE_PAGE: usize = 4096;
+
 /// A file read again and again.
 #[derive(Debug)]
 pub(crate) struct Source {
@@ -32,6 +35,13 @@ impl Source {
         while filled < buf.len() {
             match file.read_at(&mut buf[filled..], filled as u64) {
                 Ok(0) => break,
+                // A file of one page (sysfs attributes, a task's schedstat, stat, status) comes
+                // whole in one read: a short read is its end, so those cost one call. Longer
+                // files (/proc/interrupts) are read until a read returns nothing.
+                Ok(n) if buf.len() <= ONE_PAGE && n < buf.len() - filled => {
+                    filled += n;
+                    break;
+                }
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => {

@@ -78,9 +78,12 @@ pub fn explain<'a>(
     ring: impl IntoIterator<Item = &'a Interval>,
     catalog: &Catalog,
 ) -> Vec<Cause> {
-    let (during, baseline): (Vec<&Interval>, Vec<&Interval>) = ring
-        .into_iter()
-        .partition(|i| i.overlaps(spike.previous_wake_ns, spike.wake_ns.max(spike.previous_wake_ns + 1)));
+    let (during, baseline): (Vec<&Interval>, Vec<&Interval>) = ring.into_iter().partition(|i| {
+        i.overlaps(
+            spike.previous_wake_ns,
+            spike.wake_ns.max(spike.previous_wake_ns + 1),
+        )
+    });
     explain_with(spike, &during, &baseline, catalog)
 }
 
@@ -119,7 +122,11 @@ pub fn explain_with(
     let mine = |i: &Interval| {
         i.threads
             .iter()
-            .filter(|t| spike.tid.map_or(t.cpu_after == Some(cpu as u32), |tid| t.tid == tid))
+            .filter(|t| {
+                spike
+                    .tid
+                    .map_or(t.cpu_after == Some(cpu as u32), |tid| t.tid == tid)
+            })
             .copied()
             .collect::<Vec<_>>()
     };
@@ -129,7 +136,10 @@ pub fn explain_with(
         for thread in mine(interval) {
             preempted += thread.preempted;
             if thread.migrated() {
-                migrations.push((thread.cpu_before.unwrap_or(0), thread.cpu_after.unwrap_or(0)));
+                migrations.push((
+                    thread.cpu_before.unwrap_or(0),
+                    thread.cpu_after.unwrap_or(0),
+                ));
             }
             my_priority = Some(thread.rt_priority);
         }
@@ -137,7 +147,9 @@ pub fn explain_with(
     for (from, to) in migrations {
         causes.push(Cause {
             score: NEVER_NORMAL + 500_000_000,
-            text: format!("the measuring thread migrated from CPU {from} to CPU {to}: pin it (rtlat run -a)"),
+            text: format!(
+                "the measuring thread migrated from CPU {from} to CPU {to}: pin it (rtlat run -a)"
+            ),
             audit: None,
         });
     }
@@ -196,7 +208,9 @@ pub fn explain_with(
     if throttles > 0 {
         causes.push(Cause {
             score: NEVER_NORMAL,
-            text: format!("thermal throttling ×{throttles} on CPU {cpu}: cool the machine or lower its load"),
+            text: format!(
+                "thermal throttling ×{throttles} on CPU {cpu}: cool the machine or lower its load"
+            ),
             audit: None,
         });
     }
@@ -204,9 +218,16 @@ pub fn explain_with(
     // Deep idle states whose exit latency explains a good part of the spike.
     if let Some(states) = cpu_index.and_then(|k| catalog.idle.get(k)) {
         for (k, state) in states.iter().enumerate() {
-            let entered = sum(&|i| i.cpu(cpu).and_then(|c| c.idle_usage.get(k).copied()).unwrap_or(0));
+            let entered = sum(&|i| {
+                i.cpu(cpu)
+                    .and_then(|c| c.idle_usage.get(k).copied())
+                    .unwrap_or(0)
+            });
             let exit_ns = state.latency_us * 1000;
-            if entered > 0 && exit_ns > 0 && exit_ns.saturating_mul(4) >= spike.latency_ns.max(0) as u64 {
+            if entered > 0
+                && exit_ns > 0
+                && exit_ns.saturating_mul(4) >= spike.latency_ns.max(0) as u64
+            {
                 causes.push(Cause {
                     score: exit_ns,
                     text: format!(
@@ -236,7 +257,10 @@ pub fn explain_with(
                 Some("irq.on_isolated"),
             ),
             None => (
-                format!("{} interrupts ({}) ×{fired} on CPU {cpu} (usually {:.0})", line.label, line.name, usual),
+                format!(
+                    "{} interrupts ({}) ×{fired} on CPU {cpu} (usually {:.0})",
+                    line.label, line.name, usual
+                ),
                 None,
             ),
         };
@@ -265,18 +289,18 @@ pub fn explain_with(
     // A frequency below the one the CPU ran at around the spike.
     let slowest = during.iter().filter_map(|i| i.cpu(cpu)?.freq_khz).min();
     let fastest = baseline.iter().filter_map(|i| i.cpu(cpu)?.freq_khz).max();
-    if let (Some(slow), Some(fast)) = (slowest, fastest) {
-        if slow * 10 < fast * 9 {
-            causes.push(Cause {
-                score: 1_000,
-                text: format!(
-                    "CPU {cpu} ran at {} MHz, {} MHz at other times: pin its frequency (rtlat tune)",
-                    slow / 1000,
-                    fast / 1000
-                ),
-                audit: Some("cpufreq.governor"),
-            });
-        }
+    if let (Some(slow), Some(fast)) = (slowest, fastest)
+        && slow * 10 < fast * 9
+    {
+        causes.push(Cause {
+            score: 1_000,
+            text: format!(
+                "CPU {cpu} ran at {} MHz, {} MHz at other times: set the performance governor (rtlat cpufreq --governor performance --apply)",
+                slow / 1000,
+                fast / 1000
+            ),
+            audit: Some("cpufreq.governor"),
+        });
     }
 
     causes.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.text.cmp(&b.text)));
@@ -305,12 +329,26 @@ mod tests {
     fn catalog() -> Catalog {
         Catalog {
             irqs: vec![
-                IrqLine { label: "24".into(), irq: Some(24), name: "enp1s0".into() },
-                IrqLine { label: "LOC".into(), irq: None, name: "Local timer interrupts".into() },
+                IrqLine {
+                    label: "24".into(),
+                    irq: Some(24),
+                    name: "enp1s0".into(),
+                },
+                IrqLine {
+                    label: "LOC".into(),
+                    irq: None,
+                    name: "Local timer interrupts".into(),
+                },
             ],
             idle: vec![vec![
-                IdleName { name: "POLL".into(), latency_us: 0 },
-                IdleName { name: "C6".into(), latency_us: 133 },
+                IdleName {
+                    name: "POLL".into(),
+                    latency_us: 0,
+                },
+                IdleName {
+                    name: "C6".into(),
+                    latency_us: 133,
+                },
             ]],
         }
     }
@@ -346,7 +384,7 @@ mod tests {
         Spike {
             cpu: 1,
             tid: Some(50),
-            previous_wake_ns: k * 5 * MS + 1 * MS,
+            previous_wake_ns: k * 5 * MS + MS,
             wake_ns: k * 5 * MS + 2 * MS + 300_000,
             latency_ns: 300_000,
         }
@@ -354,7 +392,11 @@ mod tests {
 
     fn ring_with(spike: Interval) -> Vec<Interval> {
         let mut ring: Vec<Interval> = (0..20).map(quiet).collect();
-        ring[10] = Interval { start_ns: 50 * MS, end_ns: 55 * MS, ..spike };
+        ring[10] = Interval {
+            start_ns: 50 * MS,
+            end_ns: 55 * MS,
+            ..spike
+        };
         ring
     }
 
@@ -401,7 +443,7 @@ mod tests {
                 "NET_RX softirq ×812 on CPU 1 (usually 0)",
                 "deep idle state C6 (exit latency 133 µs) entered 3× on CPU 1: hold /dev/cpu_dma_latency at 0 (rtlat run does, unless --laptop or --default-system) (rtlat audit: cpuidle.dma_latency)",
                 "IRQ 24 (enp1s0) fired 3× on CPU 1 (usually 0): move it with rtlat irq --away-from 1 (rtlat audit: irq.on_isolated)",
-                "CPU 1 ran at 800 MHz, 2400 MHz at other times: pin its frequency (rtlat tune) (rtlat audit: cpufreq.governor)",
+                "CPU 1 ran at 800 MHz, 2400 MHz at other times: set the performance governor (rtlat cpufreq --governor performance --apply) (rtlat audit: cpufreq.governor)",
             ]
         );
     }
