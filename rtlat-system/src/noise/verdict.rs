@@ -38,6 +38,33 @@ pub struct Spike {
     pub latency_ns: i64,
 }
 
+impl Spike {
+    /// The spike of cycle `cycle` (from 0) of a schedule that started at `start_ns` with
+    /// deadlines every `interval_ns` (`deadline(k) = start + k·interval`, rtlat-core's cycle
+    /// engine), whose wake-up was `latency_ns` late: the window runs from the previous
+    /// cycle's deadline (no wake-up comes before its deadline by more than the early-wake
+    /// slack, so this bounds the previous wake-up from below) to the late wake-up. This is how
+    /// the run's maximum (`CycleEngine::max()`: latency and cycle) becomes a spike with no
+    /// store added to the loop. All times in ns on the samples' clock (`CLOCK_MONOTONIC`).
+    pub fn of_cycle(
+        cpu: usize,
+        tid: Option<u32>,
+        start_ns: u64,
+        interval_ns: u64,
+        cycle: u64,
+        latency_ns: i64,
+    ) -> Spike {
+        let deadline = start_ns.saturating_add(cycle.saturating_mul(interval_ns));
+        Spike {
+            cpu,
+            tid,
+            previous_wake_ns: deadline.saturating_sub(interval_ns).max(start_ns),
+            wake_ns: deadline.saturating_add_signed(latency_ns),
+            latency_ns,
+        }
+    }
+}
+
 /// One likely cause with its evidence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cause {
@@ -398,6 +425,14 @@ mod tests {
             ..spike
         };
         ring
+    }
+
+    #[test]
+    fn a_spike_of_a_cycle_spans_the_previous_deadline_to_the_late_wake_up() {
+        let spike = Spike::of_cycle(1, Some(50), 1_000, 100, 7, 30);
+        assert_eq!((spike.previous_wake_ns, spike.wake_ns), (1_600, 1_730));
+        let first = Spike::of_cycle(1, None, 1_000, 100, 0, -5);
+        assert_eq!((first.previous_wake_ns, first.wake_ns), (1_000, 995));
     }
 
     #[test]
