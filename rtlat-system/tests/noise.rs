@@ -321,3 +321,229 @@ fn the_sampler_thread_fills_its_ring_and_stops_and_its_cost_is_reported() {
     assert!(last >= newest && newest.is_some(), "the thread sampled");
     assert_eq!(sampler.ring().len(), 8);
 }
+
+/// Allocations made by this thread (counted per thread, so tests running beside do not
+/// disturb a count; the same allocator as rtlat-linux's test support).
+mod allocations {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static COUNT: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub struct Counting;
+
+    // SAFETY: forwards to the system allocator; only counts.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            // SAFETY: the caller's contract is passed on unchanged.
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: the caller's contract is passed on unchanged.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            // SAFETY: the caller's contract is passed on unchanged.
+            unsafe { System.alloc_zeroed(layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            // SAFETY: the caller's contract is passed on unchanged.
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+
+    /// Allocations so far on this thread.
+    pub fn count() -> u64 {
+        COUNT.with(Cell::get)
+    }
+}
+
+/// Writes `text` to `root/relative` in place (same inode: a file the sampler holds open sees
+/// the new content), making the directories.
+fn put(root: &std::path::Path, relative: &str, text: &str) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A constructed tree: CPU 1 with one idle state and cpufreq, one task (pid 100) and one
+/// measuring thread (pid 200), all counters from `n`.
+fn tree_at(root: &std::path::Path, n: u64, task_cpu: u32) {
+    put(
+        root,
+        "proc/interrupts",
+        &format!(
+            "           CPU0       CPU1\n 24:          1 {:>10}   PCI-MSI 1-edge      enp1s0\nLOC:        100 {:>10}   Local timer interrupts\n",
+            n,
+            10 * n
+        ),
+    );
+    put(
+        root,
+        "proc/softirqs",
+        &format!(
+            "                    CPU0       CPU1\n          HI:          0          0\n       TIMER:          0 {:>10}\n      NET_TX:          0          0\n      NET_RX:          0 {:>10}\n",
+            n,
+            100 * n
+        ),
+    );
+    put(
+        root,
+        "proc/schedstat",
+        &format!(
+            "version 15\ntimestamp 1\ncpu0 0 0 5 0 0 0 0 0 0\ncpu1 0 0 {} 0 0 0 0 0 0\n",
+            7 * n
+        ),
+    );
+    put(root, "proc/loadavg", "0.00 0.00 0.00 1/2 200\n");
+    put(
+        root,
+        "proc/100/task/100/schedstat",
+        &format!("{} 0 {n}\n", 1_000_000 * n),
+    );
+    put(
+        root,
+        "proc/100/task/100/stat",
+        &format!(
+            "100 (stress-ng) R 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 -96 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 {task_cpu} 95 1 0 0 0\n"
+        ),
+    );
+    put(root, "proc/200/task/200/schedstat", "0 0 0\n");
+    put(
+        root,
+        "proc/200/task/200/stat",
+        "200 (rtlat) S 1 200 200 0 -1 0 0 0 0 0 0 0 0 0 -81 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1 80 1 0 0 0\n",
+    );
+    put(
+        root,
+        "proc/200/task/200/status",
+        &format!("Name:\trtlat\nnonvoluntary_ctxt_switches:\t{n}\n"),
+    );
+    let cpu1 = "sys/devices/system/cpu/cpu1";
+    put(root, &format!("{cpu1}/cpuidle/state0/name"), "C6\n");
+    put(root, &format!("{cpu1}/cpuidle/state0/latency"), "133\n");
+    put(root, &format!("{cpu1}/cpuidle/state0/disable"), "0\n");
+    put(
+        root,
+        &format!("{cpu1}/cpuidle/state0/usage"),
+        &format!("{}\n", 3 * n),
+    );
+    put(
+        root,
+        &format!("{cpu1}/cpuidle/state0/time"),
+        &format!("{}\n", 1000 * n),
+    );
+    put(
+        root,
+        &format!("{cpu1}/cpufreq/scaling_cur_freq"),
+        "2400000\n",
+    );
+    put(
+        root,
+        &format!("{cpu1}/thermal_throttle/core_throttle_count"),
+        &format!("{n}\n"),
+    );
+}
+
+#[test]
+fn a_constructed_tree_gives_each_counter_its_delta_without_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    tree_at(root, 1, 1);
+    let config = Config {
+        history: 4,
+        rescan_every: 1_000,
+        ..Config::default()
+    };
+    let mut sampler = Sampler::new(
+        Facts::at(root),
+        &[1],
+        &[Watched { pid: 200, tid: 200 }],
+        config,
+    );
+    assert!(sampler.follows(100) && sampler.follows(200));
+    sampler.sample(0);
+    // Every counter grows by one step per sample; the loadavg PID stays (no rescan).
+    tree_at(root, 2, 1);
+    sampler.sample(5_000_000);
+    // From the third sample on (the previous counters sized), a sample allocates nothing.
+    for n in 3..=8 {
+        tree_at(root, n, 1);
+        let start = allocations::count();
+        sampler.sample(n * 5_000_000);
+        assert_eq!(allocations::count(), start, "sample {n} allocated");
+    }
+    assert_eq!(sampler.ring().len(), 4);
+    let interval = sampler.ring().iter().last().unwrap();
+    assert_eq!(
+        (interval.start_ns, interval.end_ns),
+        (35_000_000, 40_000_000)
+    );
+    let cpu = interval.cpu(1).unwrap();
+    assert_eq!(cpu.irqs, [1, 10]);
+    assert_eq!((cpu.softirqs[1], cpu.softirqs[3]), (1, 100));
+    assert_eq!(cpu.schedules, Some(7));
+    assert_eq!(
+        (cpu.idle_usage.as_slice(), cpu.idle_time_us.as_slice()),
+        (&[3][..], &[1000][..])
+    );
+    assert_eq!((cpu.freq_khz, cpu.throttles), (Some(2_400_000), 1));
+    assert_eq!(
+        cpu.tasks.len(),
+        1,
+        "the measuring thread is not among the tasks"
+    );
+    let task = cpu.tasks[0];
+    assert_eq!(
+        (
+            task.pid,
+            task.tid,
+            task.comm(),
+            task.ran_ns,
+            task.policy,
+            task.rt_priority
+        ),
+        (100, 100, "stress-ng", 1_000_000, 1, 95)
+    );
+    let thread = interval.threads[0];
+    assert_eq!(
+        (
+            thread.tid,
+            thread.preempted,
+            thread.migrated(),
+            thread.rt_priority
+        ),
+        (200, 1, false, 80)
+    );
+    let names: Vec<&str> = sampler
+        .catalog()
+        .irqs
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(names, ["enp1s0", "Local timer interrupts"]);
+    assert_eq!(sampler.catalog().idle[0][0].name, "C6");
+
+    // The task moved to CPU 0 (not measured): no longer on CPU 1.
+    tree_at(root, 9, 0);
+    sampler.sample(45_000_000);
+    assert!(
+        sampler
+            .ring()
+            .iter()
+            .last()
+            .unwrap()
+            .cpu(1)
+            .unwrap()
+            .tasks
+            .is_empty()
+    );
+}

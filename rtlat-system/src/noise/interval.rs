@@ -199,10 +199,15 @@ pub struct IntervalRing {
 }
 
 impl IntervalRing {
-    /// A ring of `capacity` (at least 1) copies of `template`.
+    /// A ring of `capacity` (at least 1) copies of `template`, each with room for
+    /// [`TASKS_PER_CPU`] tasks per CPU (so filling a slot allocates nothing).
     pub fn new(capacity: usize, template: &Interval) -> Self {
+        let mut slots = vec![template.clone(); capacity.max(1)];
+        for cpu in slots.iter_mut().flat_map(|slot| slot.cpus.iter_mut()) {
+            cpu.tasks.reserve_exact(TASKS_PER_CPU);
+        }
         IntervalRing {
-            slots: vec![template.clone(); capacity.max(1)],
+            slots,
             next: 0,
             len: 0,
         }

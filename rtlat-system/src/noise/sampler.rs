@@ -9,7 +9,8 @@
 //! created: the task list is read again then, and every [`Config::rescan_every`] samples
 //! (a task created and gone within one period is not seen, nor the last interval of a task
 //! that ended before the sample: its `/proc` entry is gone). Steady-state sampling allocates
-//! nothing; a rescan allocates the new task list.
+//! nothing from the third sample on (tested with a counting allocator); a rescan allocates
+//! the new task list, a changed set of IRQ lines a new catalog.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -187,6 +188,12 @@ impl Sampler {
                 }
             })
             .collect();
+        // The IRQ lines as they are now, so every slot is sized for them from the start.
+        let mut big = vec![0; BIG_FILE];
+        let mut interrupts = Source::new(facts.path("proc/interrupts"));
+        catalog.irqs = crate::facts::Interrupts::parse(interrupts.read(&mut big).unwrap_or(""))
+            .map(|parsed| irq_lines(&parsed))
+            .unwrap_or_default();
         let template = Interval {
             start_ns: 0,
             end_ns: 0,
@@ -194,6 +201,7 @@ impl Sampler {
                 .iter()
                 .map(|c| CpuInterval {
                     cpu: c.cpu,
+                    irqs: vec![0; catalog.irqs.len()],
                     tasks: Vec::with_capacity(super::interval::TASKS_PER_CPU),
                     idle_usage: vec![0; c.idle_usage.len()],
                     idle_time_us: vec![0; c.idle_usage.len()],
@@ -210,7 +218,7 @@ impl Sampler {
         };
         let task_dir = |w: &Watched| facts.path(&format!("proc/{}/task/{}", w.pid, w.tid));
         let mut sampler = Sampler {
-            interrupts: Source::new(facts.path("proc/interrupts")),
+            interrupts,
             softirqs: Source::new(facts.path("proc/softirqs")),
             loadavg: Source::new(facts.path("proc/loadavg")),
             last_pid: None,
@@ -231,7 +239,7 @@ impl Sampler {
             cpus: cpu_sources,
             tasks: Vec::new(),
             since_rescan: 0,
-            big: vec![0; BIG_FILE],
+            big,
             small: vec![0; SMALL_FILE],
             ring: IntervalRing::new(config.history, &template),
             last_ns: None,
@@ -402,17 +410,7 @@ impl Sampler {
             if changed || lines != self.catalog.irqs.len() {
                 changed = true;
                 self.catalog.irqs = crate::facts::Interrupts::parse(text)
-                    .map(|parsed| {
-                        parsed
-                            .lines
-                            .iter()
-                            .map(|line| IrqLine {
-                                label: line.label.clone(),
-                                irq: line.irq,
-                                name: line.name(),
-                            })
-                            .collect()
-                    })
+                    .map(|parsed| irq_lines(&parsed))
                     .unwrap_or_default();
             }
         }
@@ -493,6 +491,19 @@ impl Sampler {
         }
         self.tasks = tasks;
     }
+}
+
+/// The catalog's names of the lines of `/proc/interrupts`.
+fn irq_lines(parsed: &crate::facts::Interrupts) -> Vec<IrqLine> {
+    parsed
+        .lines
+        .iter()
+        .map(|line| IrqLine {
+            label: line.label.clone(),
+            irq: line.irq,
+            name: line.name(),
+        })
+        .collect()
 }
 
 /// `out[k] = now[k] − before[k]` where both exist (counters only grow; a reset gives 0).
