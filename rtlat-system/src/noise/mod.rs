@@ -63,6 +63,12 @@
 //!   `deadline(k) + latency`. The `-v` sample ring already does this (two words a cycle) and can
 //!   serve as it is when `-v` is on. Not built yet: it must pass `benches/vs-cyclictest.sh`
 //!   (instructions ≤ 0.70× cyclictest's).
+//! - **A cheaper alternative for "each second's worst"**: rtlat-core's per-second window
+//!   already compares each latency with the window's maximum; keeping the cycle of that
+//!   maximum beside it is a store only when the maximum grows (a few times a window, not
+//!   every cycle), and gives, per closed window, a spike for [`Spike::of_cycle`]. Then
+//!   `--explain-above` applies to each second's worst, not to every cycle above it; measure
+//!   that the compare stays branch-free-equivalent (the same bench) before choosing it.
 
 pub mod counters;
 pub mod interval;

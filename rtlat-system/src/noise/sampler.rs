@@ -514,8 +514,8 @@ fn deltas(out: &mut [u64], now: &[u64], before: &[u64]) {
 }
 
 /// A [`Sampler`] on its own thread, sampling every [`Config::period`] until dropped or
-/// [`stop`](Self::stop)ped (within one period). The thread keeps the policy it is started
-/// with (start it from a non-real-time thread) and runs on `housekeeping` CPUs if given.
+/// [`stop`](Self::stop)ped (within one period). The thread runs under `SCHED_OTHER` (set at
+/// its start, whatever its spawner runs as) and on the `housekeeping` CPUs if given.
 #[derive(Debug)]
 pub struct SamplerThread {
     sampler: Option<Arc<Mutex<Sampler>>>,
@@ -535,6 +535,9 @@ impl SamplerThread {
         let handle = std::thread::Builder::new()
             .name("rtlat-noise".into())
             .spawn(move || {
+                // Never real-time, whatever the spawning thread runs as: the sampler must not
+                // be the noise it looks for.
+                let _ = rtlat_linux::thread::set_scheduler(rtlat_linux::thread::Policy::Other, 0);
                 if !housekeeping.is_empty() {
                     // Best effort: without the affinity the sampler still works, only noisier.
                     let _ = rtlat_linux::thread::set_affinity(&housekeeping);
