@@ -46,29 +46,45 @@
 //! # Correlation with the measuring loop
 //!
 //! The loop does not read any of this and must not change beyond one store per cycle. A
-//! spike is given to [`explain`] as [`Spike`]: its CPU, the previous
-//! wake-up and the late one on `CLOCK_MONOTONIC` (the samples' clock).
+//! spike is given to [`explain`] as [`Spike`]: its CPU, the previous wake-up and the late
+//! one on `CLOCK_MONOTONIC` (the samples' clock).
 //!
 //! - **The run's maximum needs no store at all**: rtlat-core's `CycleEngine::max()` already
 //!   keeps the worst latency and its cycle `k`; the schedule is `deadline(k) = start +
 //!   k·interval`, so the late wake-up is `deadline(k) + max` and the previous wake-up is no
 //!   earlier than `deadline(k − 1)`, which gives the window `[deadline(k−1), deadline(k) +
-//!   max]`. The main thread asks the sampler when the run ends (the ring keeps 2 s: for a
-//!   maximum older than that, the engine's figures must be read while the run goes, e.g. at
-//!   each per-second window when `max` grew).
-//! - **Every spike above a threshold** needs one store per cycle: the loop writes its latency
-//!   (as an `AtomicI32`, relaxed) into slot `k mod N` of a small ring (N = 1024: over 1 s of
-//!   slack at 1 ms cycles); the sampler, at each sample, reads the slots from its last cycle to
-//!   the loop's published cycle count and takes those above the threshold, with wake-up
-//!   `deadline(k) + latency`. The `-v` sample ring already does this (two words a cycle) and can
-//!   serve as it is when `-v` is on. Not built yet: it must pass `benches/vs-cyclictest.sh`
-//!   (instructions ≤ 0.70× cyclictest's).
-//! - **A cheaper alternative for "each second's worst"**: rtlat-core's per-second window
-//!   already compares each latency with the window's maximum; keeping the cycle of that
-//!   maximum beside it is a store only when the maximum grows (a few times a window, not
-//!   every cycle), and gives, per closed window, a spike for [`Spike::of_cycle`]. Then
-//!   `--explain-above` applies to each second's worst, not to every cycle above it; measure
-//!   that the compare stays branch-free-equivalent (the same bench) before choosing it.
+//!   max]` ([`Spike::of_cycle`]). The main thread asks the sampler when the run ends (the
+//!   ring keeps 2 s: see "What is left" 1).
+//! - **Every spike above a threshold needs no store either**: `rtlat run --spike=<µs>`
+//!   (cyclictest's option) already makes the loop keep `(latency, wake-up ticks)` of every
+//!   cycle above the trigger, up to `--spike-nodes`, on the path of its optional features
+//!   (rtlat-engine `run/thread.rs`, `RunCycle::after`, `spike_above_ns`). `--explain` can set
+//!   that trigger to `--explain-above` and turn each entry into a spike with
+//!   [`Spike::of_wake`]. The loop is unchanged: a run with `--explain` runs the code of a run
+//!   with `--spike`. The list is read when the thread ends, so the evidence must still be
+//!   there then: see "What is left" 1.
+//! - **Only if evidence must be matched while the run goes** (a live verdict in `rtlat
+//!   monitor`): one store per cycle, the loop writing its latency (an `AtomicI32`, relaxed)
+//!   into slot `k mod 1024` of a ring the sampler scans each period. Not built: it must pass
+//!   `benches/vs-cyclictest.sh` (instructions ≤ 0.70× cyclictest's). A cheaper variant for
+//!   "each second's worst": the per-second window already compares each latency with its
+//!   maximum; keeping that maximum's cycle is a store only when the maximum grows.
+//!
+//! The run's clock must be `CLOCK_MONOTONIC` (the default) for the times to match; with
+//! another clock, offset them by the difference of the two clocks read together.
+//!
+//! # What is left (issue 16)
+//!
+//! 1. Evidence for a whole run: the ring keeps 2 s, a run lasts longer. Keep, beside the ring,
+//!    the *notable* intervals only (those the verdict's bars would flag against the running
+//!    baseline, and any with a preemption, a migration or throttling), in a second bounded
+//!    ring, plus the baseline rates; explain the `--spike` list at the end against them.
+//! 2. `rtlat run --explain [--explain-above µs]`: start [`SamplerThread`] on the housekeeping
+//!    CPUs for the measured CPUs and threads (their tids come from the engine's set-up), print
+//!    one verdict per spike and for the maximum; then `thread.N.rtlat.spikes[]` in the JSON,
+//!    `rtlat compare`, `rtlat plot`, `rtlat monitor` and `rtlat servo`.
+//! 3. The tracer path (osnoise/timerlat) where the kernel has it.
+//! 4. Accuracy over 20 injected spikes of each kind (the live tests pass 20 of 20 each here).
 
 pub mod counters;
 pub mod interval;

@@ -65,6 +65,30 @@ impl Spike {
     }
 }
 
+impl Spike {
+    /// The spike whose wake-up at `wake_ns` was `latency_ns` late on a schedule of period
+    /// `interval_ns`: its deadline is `wake − latency`, the previous deadline one period
+    /// before, and the window runs from there to the wake-up. This is the form of the entries
+    /// of `rtlat run --spike`'s list (latency, wake-up time), which the measuring loop
+    /// already keeps. Times in ns on the samples' clock (`CLOCK_MONOTONIC`).
+    pub fn of_wake(
+        cpu: usize,
+        tid: Option<u32>,
+        wake_ns: u64,
+        latency_ns: i64,
+        interval_ns: u64,
+    ) -> Spike {
+        let deadline = wake_ns.saturating_add_signed(latency_ns.saturating_neg());
+        Spike {
+            cpu,
+            tid,
+            previous_wake_ns: deadline.saturating_sub(interval_ns),
+            wake_ns,
+            latency_ns,
+        }
+    }
+}
+
 /// One likely cause with its evidence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cause {
@@ -431,6 +455,7 @@ mod tests {
     fn a_spike_of_a_cycle_spans_the_previous_deadline_to_the_late_wake_up() {
         let spike = Spike::of_cycle(1, Some(50), 1_000, 100, 7, 30);
         assert_eq!((spike.previous_wake_ns, spike.wake_ns), (1_600, 1_730));
+        assert_eq!(Spike::of_wake(1, Some(50), 1_730, 30, 100), spike);
         let first = Spike::of_cycle(1, None, 1_000, 100, 0, -5);
         assert_eq!((first.previous_wake_ns, first.wake_ns), (1_000, 995));
     }
