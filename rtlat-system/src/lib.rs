@@ -4,6 +4,7 @@
 
 pub mod cmdline;
 pub mod facts;
+pub mod noise;
 pub mod tune;
 
 pub use facts::{FactError, FactResultExt, Facts};

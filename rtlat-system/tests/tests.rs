@@ -3,4 +3,5 @@
 
 mod capture;
 mod facts;
+mod noise;
 mod tune;
