@@ -72,6 +72,96 @@ pub struct ThreadExtra {
     /// (`rt_task_wait_period`'s `-ETIMEDOUT` counts), beside rtlat's own count (`overruns`).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub xenomai_overruns: Field<u64>,
+    /// With `--explain`: how spikes were looked for (threshold, sampler, tracer).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub explain: Field<Explain>,
+    /// With `--explain`: the spikes explained, in the order they happened (the run's
+    /// maximum is always among them, marked `max`).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub spikes: Field<Vec<Field<Spike>>>,
+}
+
+/// How `--explain` looked for the causes of spikes (one measuring thread).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Explain {
+    /// The threshold a latency had to exceed to be explained, ns (`--explain-above`, `-b`,
+    /// or the thread's p99.9 as it was known when the latency came).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub threshold_ns: Field<i64>,
+    /// Where the threshold came from: `"explain-above"`, `"break"` or `"p99.9"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub threshold_from: Field<String>,
+    /// Latencies above the threshold in all (kept or not).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub above_threshold: Field<u64>,
+    /// Those whose record was not kept (only the worst are kept, a bounded number).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub left_off: Field<u64>,
+    /// Latencies the explainer did not see (its sample stream was full), kept out of
+    /// `above_threshold`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub unseen: Field<u64>,
+    /// The evidence sampler's period, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub sampler_period_ns: Field<u64>,
+    /// The CPUs the sampler ran on (`[]`: any, no CPU was free of measuring threads).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub sampler_cpus: Field<Vec<u64>>,
+    /// The osnoise/timerlat tracer path: `"used"`, or `"absent: <why>"`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub tracer: Field<String>,
+}
+
+/// One explained spike: a latency above the threshold (or the run's maximum) and what
+/// happened on its CPU between the previous wake-up and the late one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Spike {
+    /// The cycle (from 0).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub cycle: Field<u64>,
+    /// The latency, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub latency: Field<i64>,
+    /// When it woke, seconds since the thread's start (the `seconds` entries' `t`).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub t: Field<Number>,
+    /// The late wake-up on `CLOCK_MONOTONIC`, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub wake_ns: Field<u64>,
+    /// The CPU it ran on (`null`: unknown).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub cpu: Field<Option<u64>>,
+    /// Whether it is the thread's largest latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub max: Field<bool>,
+    /// The window the evidence covers, ns on `CLOCK_MONOTONIC`: `[from, to]`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub evidence_ns: Field<Vec<u64>>,
+    /// The likely causes, most likely first; `[]`: no cause found (never a guess).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub causes: Field<Vec<Field<SpikeCause>>>,
+    /// Why there is no verdict, when there is none (e.g. the evidence was no longer kept).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub unexplained: Field<String>,
+}
+
+/// One likely cause of a spike.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpikeCause {
+    /// The evidence and its remedy, one line (e.g. `IRQ 24 (enp1s0) fired 3× on CPU 2: move
+    /// it with rtlat irq --away-from 2`).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub text: Field<String>,
+    /// The `rtlat audit` check that covers it (`null`: none).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub audit: Field<Option<String>>,
+    /// The rank key: an estimate of the time taken from the measuring thread, ns, plus a
+    /// large boost for events that are never normal.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub score: Field<u64>,
 }
 
 /// The run's `"rtlat"` object.
@@ -240,6 +330,9 @@ objects!(
     Bucket,
     Seconds,
     Second,
+    Explain,
+    Spike,
+    SpikeCause,
     DeadlineTranslation
 );
 
