@@ -1,5 +1,6 @@
 //! Single-producer single-consumer rings a measuring thread pushes into and a reader drains
-//! while the run goes on: the `-v` [`SampleRing`] of (cycle, latency) pairs, and the ring of
+//! while the run goes on: the [`SampleRing`] of (cycle, latency, wake-up) samples (`-v`,
+//! `--explain`, the monitor), and the ring of
 //! closed per-second windows ([`WindowRing`](crate::windows::WindowRing)).
 //!
 //! The producer pushes with relaxed stores and one release store, never waits, and counts
@@ -13,10 +14,13 @@
 //!
 //! let ring = SampleRing::new([const { Slot::new() }; 4]);
 //! for cycle in 0..6 {
-//!     ring.push(cycle, -(cycle as i64));
+//!     ring.push(cycle, -(cycle as i64), 1000 * cycle);
 //! }
 //! let mut seen = 0;
-//! ring.drain(|cycle, latency| { assert_eq!(latency, -(cycle as i64)); seen += 1; });
+//! ring.drain(|cycle, latency, wake| {
+//!     assert_eq!((latency, wake), (-(cycle as i64), 1000 * cycle));
+//!     seen += 1;
+//! });
 //! assert_eq!((seen, ring.lost()), (4, 2));
 //! ```
 //!
@@ -106,11 +110,12 @@ impl<S: AsRef<[Slot<W>]>, const W: usize> Ring<S, W> {
     }
 }
 
-/// The `-v` sample stream: (cycle, latency ns) pairs.
+/// A measuring thread's sample stream: (cycle, latency ns, wake-up clock ticks) for `-v`'s
+/// lines, `--explain`'s spikes (which need the wake-up on the clock) and the monitor.
 #[derive(Debug)]
-pub struct SampleRing<S>(Ring<S, 2>);
+pub struct SampleRing<S>(Ring<S, 3>);
 
-impl<S: AsRef<[Slot<2>]>> SampleRing<S> {
+impl<S: AsRef<[Slot<3>]>> SampleRing<S> {
     /// A ring over `slots`.
     pub const fn new(slots: S) -> Self {
         SampleRing(Ring::new(slots))
@@ -118,16 +123,18 @@ impl<S: AsRef<[Slot<2>]>> SampleRing<S> {
 
     /// Adds a sample (producer only); counts it as lost when the ring is full.
     #[inline]
-    pub fn push(&self, cycle: u64, latency_ns: i64) {
-        self.0.push([cycle, latency_ns as u64]);
+    pub fn push(&self, cycle: u64, latency_ns: i64, wake_ticks: u64) {
+        self.0.push([cycle, latency_ns as u64, wake_ticks]);
     }
 
-    /// Takes every sample pushed so far, oldest first (consumer only).
-    pub fn drain(&self, mut each: impl FnMut(u64, i64)) {
-        self.0.drain(|[cycle, latency]| each(cycle, latency as i64));
+    /// Takes every sample pushed so far, oldest first (consumer only): `each(cycle,
+    /// latency_ns, wake_ticks)`.
+    pub fn drain(&self, mut each: impl FnMut(u64, i64, u64)) {
+        self.0
+            .drain(|[cycle, latency, wake]| each(cycle, latency as i64, wake));
     }
 
-    /// Samples that did not fit and were not printed.
+    /// Samples that did not fit and were not taken.
     pub fn lost(&self) -> u64 {
         self.0.lost()
     }
@@ -137,7 +144,7 @@ impl<S: AsRef<[Slot<2>]>> SampleRing<S> {
 mod tests {
     use super::*;
 
-    fn ring(capacity: usize) -> SampleRing<Vec<Slot<2>>> {
+    fn ring(capacity: usize) -> SampleRing<Vec<Slot<3>>> {
         SampleRing::new((0..capacity).map(|_| Slot::new()).collect())
     }
 
@@ -145,23 +152,29 @@ mod tests {
     fn full_ring_counts_losses_and_keeps_order() {
         let ring = ring(4);
         for c in 0..6 {
-            ring.push(c, c as i64 * 10);
+            ring.push(c, c as i64 * 10, c + 100);
         }
         let mut got = Vec::new();
-        ring.drain(|c, v| got.push((c, v)));
+        ring.drain(|c, v, w| {
+            assert_eq!(w, c + 100);
+            got.push((c, v))
+        });
         assert_eq!(got, vec![(0, 0), (1, 10), (2, 20), (3, 30)]);
         assert_eq!(ring.lost(), 2);
-        ring.push(6, 60);
+        ring.push(6, 60, 106);
         got.clear();
-        ring.drain(|c, v| got.push((c, v)));
+        ring.drain(|c, v, w| {
+            assert_eq!(w, c + 100);
+            got.push((c, v))
+        });
         assert_eq!(got, vec![(6, 60)]);
     }
 
     #[test]
     fn an_empty_ring_counts_every_push_as_lost() {
         let ring = ring(0);
-        ring.push(1, 1);
-        ring.drain(|_, _| panic!("nothing to drain"));
+        ring.push(1, 1, 1);
+        ring.drain(|_, _, _| panic!("nothing to drain"));
         assert_eq!(ring.lost(), 1);
     }
 
@@ -172,7 +185,7 @@ mod tests {
             let ring = ring.clone();
             std::thread::spawn(move || {
                 for c in 0..100_000u64 {
-                    ring.push(c, -(c as i64));
+                    ring.push(c, -(c as i64), c);
                 }
             })
         };
@@ -180,8 +193,8 @@ mod tests {
         let mut last = None;
         loop {
             let done = producer.is_finished();
-            ring.drain(|c, v| {
-                assert_eq!(v, -(c as i64));
+            ring.drain(|c, v, w| {
+                assert_eq!((v, w), (-(c as i64), c));
                 assert!(last.is_none_or(|l| c > l), "in order");
                 last = Some(c);
                 seen += 1;
@@ -191,7 +204,7 @@ mod tests {
             }
         }
         producer.join().unwrap();
-        ring.drain(|_, _| seen += 1);
+        ring.drain(|_, _, _| seen += 1);
         assert_eq!(
             seen + ring.lost(),
             100_000,

@@ -1,5 +1,5 @@
 //! rtlat-core's rings with their storage on the heap, allocated (and written) before the
-//! run: the `-v` [`SampleRing`] and the per-second [`WindowRing`].
+//! run: the [`SampleRing`] (`-v`, `--explain`, the monitor) and the per-second [`WindowRing`].
 
 use rtlat_core::ring::{self, Slot};
 use rtlat_core::windows::{self, WindowSlot};
@@ -8,13 +8,13 @@ use rtlat_core::windows::{self, WindowSlot};
 /// drains every few milliseconds; this is minutes of slack).
 pub const RING_CAPACITY: usize = 128;
 
-/// The `-v` ring of (cycle, latency) samples.
-pub type SampleRing = ring::SampleRing<Box<[Slot<2>]>>;
+/// The ring of (cycle, latency, wake-up ticks) samples.
+pub type SampleRing = ring::SampleRing<Box<[Slot<3>]>>;
 
 /// The ring of closed per-second windows.
 pub type WindowRing = windows::WindowRing<Box<[WindowSlot]>>;
 
-/// A `-v` ring for `capacity` samples (at least 1).
+/// A sample ring for `capacity` samples (at least 1).
 pub fn sample_ring(capacity: usize) -> SampleRing {
     SampleRing::new((0..capacity.max(1)).map(|_| Slot::new()).collect())
 }

@@ -300,7 +300,7 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
                 }
             }
             if let Some(ring) = self.ring {
-                ring.push(sample.cycle, sample.latency_ns);
+                ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
             }
             // -D: past the end (a cycle that also broke ends the run below, as a break).
             if !broke && sample.wake_ticks >= self.stop_at {

@@ -62,7 +62,7 @@ impl ThreadWindows {
 
     /// Drains the thread's ring and reads its live figures into the metrics.
     pub fn drain(&mut self, ring: &SampleRing, live: &LiveStatus) {
-        ring.drain(|_cycle, latency_ns| self.record(latency_ns));
+        ring.drain(|_cycle, latency_ns, _wake| self.record(latency_ns));
         let lost = ring.lost();
         self.metrics.lost.inc_by(lost.saturating_sub(self.lost));
         self.lost = lost;
@@ -153,7 +153,7 @@ mod tests {
         let ring = sample_ring(16);
         let live = LiveStatus::default();
         for (cycle, latency) in [(1, 10_000), (2, 60_000), (3, 150_000), (4, 100_000)] {
-            ring.push(cycle, latency);
+            ring.push(cycle, latency, 0);
         }
         live.publish(&LiveFigures {
             cycles: 4,
@@ -178,7 +178,7 @@ mod tests {
         w.close_window();
         assert_eq!(t.window_last.get(), 150e-6);
         assert_eq!(t.window_current.get(), 0.0);
-        ring.push(5, 20_000);
+        ring.push(5, 20_000, 0);
         live.publish(&LiveFigures {
             cycles: 5,
             min_ns: 10_000,

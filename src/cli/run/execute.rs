@@ -395,7 +395,7 @@ fn supervise(
         if config.verbose {
             for (i, ring) in shared.rings.iter().enumerate() {
                 if let Some(ring) = ring {
-                    ring.drain(|cycle, value| {
+                    ring.drain(|cycle, value, _wake| {
                         text::verbose_line(&mut out, i, cycle, value, nanoseconds)
                     });
                 }
