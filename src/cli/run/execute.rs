@@ -19,6 +19,7 @@ use rtlat_engine::threads::{Failures, measurement_threads};
 use rtlat_engine::timers::ClockSource;
 use rtlat_engine::{LiveFigures, LiveStatus};
 
+use super::explain::{self, Explained, Explainer};
 use super::measure::run_thread;
 use super::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use super::output::IoText;
@@ -224,7 +225,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             .map(|_| LiveStatus::default())
             .collect(),
         rings: (0..plan.threads.len())
-            .map(|_| config.verbose.then(|| sample_ring(VERBOSE_RING)))
+            .map(|_| (config.verbose || config.explain).then(|| sample_ring(VERBOSE_RING)))
             .collect(),
         ready: Barrier::new(plan.threads.len() + 1),
         epoch_ns: AtomicU64::new(0),
@@ -250,8 +251,27 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
         panicked: "a measurement thread panicked",
     };
+    let mut explainer = None;
+    let mut explain_failed = None;
     let (mut reports, ()) = measurement_threads(threads, failures, |scope| {
         shared.ready.wait();
+        // --explain: the evidence sampler starts once the threads are set up (their ids
+        // known), before they measure.
+        if config.explain {
+            let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
+            let cpus: Vec<usize> = available.iter().collect();
+            match Explainer::start(&config, &plan, &cpus, &tids) {
+                Ok(started) => {
+                    errln!("{}", started.started_line());
+                    explainer = Some(started);
+                }
+                Err(e) => {
+                    // Refused before any cycle: the threads are told to stop at once.
+                    shared.stop.store(true, Ordering::Release);
+                    explain_failed = Some(e);
+                }
+            }
+        }
         let (now_ns, epoch_ns) = epoch(&config);
         shared.epoch_ns.store(epoch_ns, Ordering::Release);
         // When the measurement starts (with --secaligned, at the next full second): -D counts
@@ -294,8 +314,12 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             snapshot.as_ref(),
             start,
             &mut series,
+            explainer.as_mut(),
         );
     })?;
+    if let Some(e) = explain_failed {
+        return Err(e);
+    }
     let end_unix = unix_now();
     // The windows pushed after the last pass of `supervise` (the last, partial ones).
     for (report, mut seconds) in reports.iter_mut().zip(series) {
@@ -310,6 +334,14 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         report.seconds = seconds;
     }
 
+    // --explain: the spikes still waiting for evidence are explained after one last sample.
+    let lost: Vec<u64> = shared
+        .rings
+        .iter()
+        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
+        .collect();
+    let explained = explainer.map(|e| e.finish(&reports, &lost));
+
     finish(
         &config,
         &plan,
@@ -320,6 +352,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         args,
         (start_unix, end_unix),
         profile.as_ref(),
+        explained.as_ref(),
     )
 }
 
@@ -360,6 +393,7 @@ fn supervise(
     snapshot: Option<&SnapshotFile>,
     start: Instant,
     series: &mut [SecondsSeries],
+    mut explainer: Option<&mut Explainer>,
 ) {
     let threads = plan.threads.len();
     let policy = policy_text(config);
@@ -392,15 +426,26 @@ fn supervise(
         // Read before the figures: once every thread is done, this pass prints the final ones.
         let all_done = shared.live.iter().all(LiveStatus::finished);
         let mut out = String::new();
-        if config.verbose {
+        // The sample rings (-v, --explain): each sample printed, and given to its thread's
+        // spike watch (the run's clock is CLOCK_MONOTONIC with --explain: ticks are ns).
+        if config.verbose || explainer.is_some() {
             for (i, ring) in shared.rings.iter().enumerate() {
                 if let Some(ring) = ring {
-                    ring.drain(|cycle, value, _wake| {
-                        text::verbose_line(&mut out, i, cycle, value, nanoseconds)
+                    ring.drain(|cycle, value, wake| {
+                        if config.verbose {
+                            text::verbose_line(&mut out, i, cycle, value, nanoseconds);
+                        }
+                        if let Some(explainer) = explainer.as_deref_mut() {
+                            explainer.observe(i, cycle, value, wake);
+                        }
                     });
                 }
             }
-        } else if !config.quiet {
+            if let Some(explainer) = explainer.as_deref_mut() {
+                explainer.settle();
+            }
+        }
+        if !config.verbose && !config.quiet {
             let figures: Vec<LiveFigures> = shared.live.iter().map(LiveStatus::read).collect();
             let new_max = figures.iter().zip(&last_max).any(|(f, m)| f.max_ns != *m);
             if first || !config.refresh_on_max || new_max {
@@ -537,6 +582,7 @@ fn finish(
     args: &[String],
     (start_unix, end_unix): (u64, u64),
     profile: Option<&schema::Profile>,
+    explained: Option<&Explained>,
 ) -> Result<ExitCode, String> {
     let program = if as_cyclictest {
         "cyclictest"
@@ -598,10 +644,15 @@ fn finish(
     if config.breaktrace.is_some() {
         text::break_lines(&mut out, reports, break_tid, nanoseconds);
     }
+    if let Some(explained) = explained {
+        out.push_str(&explain::text(explained, plan, nanoseconds));
+    }
+    // The -v ring's losses (with --explain alone, the ring's losses are the watch's
+    // `unseen`, reported with its findings).
     let lost: Vec<u64> = shared
         .rings
         .iter()
-        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
+        .map(|r| r.as_ref().filter(|_| config.verbose).map_or(0, |ring| ring.lost()))
         .collect();
     // Samples -v could not print because its reader went away are not news to anyone.
     if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {
@@ -629,6 +680,9 @@ fn finish(
             break_tid: (break_tid != 0).then_some(break_tid),
             lost_samples: lost,
             numa_nodes: !config.smp,
+            explained: explained.map_or_else(Vec::new, |e| {
+                e.threads.iter().map(|found| explain::json(e, found)).collect()
+            }),
         };
         let doc = json_out::document(&facts, reports);
         if path.as_os_str() == "-" {

@@ -1,6 +1,7 @@
 //! `rtlat run` and rtlat invoked as `cyclictest`.
 
 pub mod execute;
+pub mod explain;
 pub mod fifo;
 // --deepest-idle-state N: idle states limited for the run.
 pub mod idle_states;

@@ -89,6 +89,12 @@ pub struct RunConfig {
     pub spike: Option<u64>,
     /// `--spike-nodes`: how many spikes to keep (default 1024; needs `--spike`).
     pub spike_nodes: u32,
+    /// `--explain`: a record of what happened on the CPU before each spike, and its likely
+    /// causes (rtlat-system's noise sampler and spike watch).
+    pub explain: bool,
+    /// `--explain-above`: explain every latency above this (in `unit`); default `-b`'s value,
+    /// else each thread's p99.9 once known.
+    pub explain_above: Option<u64>,
     /// `--deepest-idle-state N`: the deepest CPU idle state the run's CPUs may enter (states
     /// numbered above N are disabled for the run, restored after); -1 disables them all.
     pub deepest_idle_state: Option<i32>,
@@ -147,6 +153,8 @@ impl Default for RunConfig {
             main_affinity: None,
             spike: None,
             spike_nodes: DEFAULT_SPIKE_NODES,
+            explain: false,
+            explain_above: None,
             deepest_idle_state: None,
             verbose: false,
             unbuffered: false,

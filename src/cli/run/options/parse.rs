@@ -266,12 +266,18 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             | Opt::Governor
             | Opt::Profile
             | Opt::Backend
+            | Opt::Explain
+            | Opt::ExplainAbove
                 if invoked_as_cyclictest =>
             {
                 return Err(UsageError::RtlatOnly { option: name(id) });
             }
             Opt::Profile => {
                 board = Some(BoardProfile::by_name(value).ok_or_else(|| invalid(id, value))?);
+            }
+            Opt::Explain => config.explain = true,
+            Opt::ExplainAbove => {
+                config.explain_above = Some(number(id, value, 1, MAX_THRESHOLD)?);
             }
             Opt::FailAbove => config.fail_above_us = Some(number(id, value, 0, MAX_THRESHOLD)?),
             Opt::Governor if !crate::cli::cpufreq::is_governor_name(value) => {
@@ -430,6 +436,25 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     }
     if spike_nodes_given && config.spike.is_none() {
         return requires(Opt::SpikeNodes, "--spike");
+    }
+    if config.explain_above.is_some() && !config.explain {
+        return requires(Opt::ExplainAbove, "--explain");
+    }
+    // The evidence sampler's times are CLOCK_MONOTONIC's: a spike is placed among them by
+    // its wake-up on that clock.
+    if config.explain && config.clock != Clock::Monotonic {
+        return Err(UsageError::Conflict {
+            option: "--explain".into(),
+            with: "-c/--clock".into(),
+            reason: "--explain places each spike by its wake-up on CLOCK_MONOTONIC, the clock its evidence sampler reads: drop -c or use -c 0".into(),
+        });
+    }
+    if config.explain && config.backend != Backend::Linux {
+        return Err(UsageError::Conflict {
+            option: "--explain".into(),
+            with: "--backend".into(),
+            reason: "--explain follows the measuring threads through /proc, which a Xenomai thread's real-time mode hides: use --backend linux".into(),
+        });
     }
     Ok(Parsed::Run(config))
 }

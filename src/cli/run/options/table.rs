@@ -63,6 +63,10 @@ pub(super) enum Opt {
     Governor,
     Profile,
     Backend,
+    /// `--explain`: name the likely cause of each spike.
+    Explain,
+    /// `--explain-above`: the latency above which `--explain` explains.
+    ExplainAbove,
 }
 
 const fn spec(
@@ -167,6 +171,8 @@ pub(super) const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Governor, None, "governor", Required, false),
     spec(Opt::Profile, None, "profile", Required, false),
     spec(Opt::Backend, None, "backend", Required, false),
+    spec(Opt::Explain, None, "explain", No, false),
+    spec(Opt::ExplainAbove, None, "explain-above", Required, false),
 ];
 
 /// The option table as a name reads it: under the name cyclictest, `-n`/`--nanosleep` (gone
@@ -201,7 +207,7 @@ pub(super) fn expected(id: Opt) -> String {
         Opt::Aligned | Opt::Secaligned => {
             format!("an offset of 0 to {MAX_INTERVAL_US} µs")
         }
-        Opt::Breaktrace | Opt::Spike => {
+        Opt::Breaktrace | Opt::Spike | Opt::ExplainAbove => {
             format!("a latency threshold of 1 to {MAX_THRESHOLD} (µs, or ns with -N/--unit ns)")
         }
         Opt::Clock => {
@@ -260,7 +266,8 @@ pub(super) fn expected(id: Opt) -> String {
         | Opt::DbgCyclictest
         | Opt::Nanosleep
         | Opt::Help
-        | Opt::PosixTimers => "no value".into(),
+        | Opt::PosixTimers
+        | Opt::Explain => "no value".into(),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use rtlat::formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
 use rtlat::formats::schema::rtlat::{
-    DeadlineTranslation, RunConfig, RunExtra, Second, Seconds, ThreadExtra,
+    DeadlineTranslation, Explain, RunConfig, RunExtra, Second, Seconds, Spike, ThreadExtra,
 };
 use rtlat::formats::schema::{Count, Entries, Field};
 use serde_json::{Number, Value};
@@ -38,6 +38,8 @@ pub struct RunFacts {
     /// Whether `"node"` names each thread's NUMA node: cyclictest looks nodes up unless `-S`
     /// (then it writes -1).
     pub numa_nodes: bool,
+    /// `--explain`: each thread's `explain` object and `spikes` (empty without it).
+    pub explained: Vec<(Explain, Vec<Field<Spike>>)>,
 }
 
 /// The whole document, laid out exactly as cyclictest writes it (two-space indents, `avg`
@@ -70,8 +72,15 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
                 avg: Avg(s.mean().map_or(0.0, |m| m / unit as f64)).into(),
                 cpu: Number::from(t.cpu.map_or(-1, |c| c as i64)).into(),
                 node: Number::from(t.cpu.filter(|_| facts.numa_nodes).map_or(-1, numa_node)).into(),
-                rtlat: thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0))
-                    .into(),
+                rtlat: {
+                    let mut extra =
+                        thread_extra(t, facts.lost_samples.get(t.index).copied().unwrap_or(0));
+                    if let Some((explain, spikes)) = facts.explained.get(t.index) {
+                        extra.explain = explain.clone().into();
+                        extra.spikes = spikes.clone().into();
+                    }
+                    extra.into()
+                },
             };
             (t.index.to_string(), Field::from(entry))
         })

@@ -1,0 +1,384 @@
+//! `rtlat run --explain`: the evidence sampler on the CPUs no thread measures, one spike watch
+//! per measuring thread fed from its sample ring by the main thread, and at the end a verdict
+//! per spike: printed after the results and written to the JSON (`thread.N.rtlat.spikes`).
+//!
+//! The measuring loop only pushes each sample into its ring (the stores `-v` makes); all of
+//! this runs on the main thread and on the sampler's thread, both non-real-time.
+
+use std::fmt::Write as _;
+
+use rtlat::formats::schema::Field;
+use rtlat::formats::schema::rtlat::{Explain, Spike, SpikeCause};
+use rtlat_engine::run::ThreadReport;
+use rtlat_system::Facts;
+use rtlat_system::noise::{
+    Config, Findings, Sampler, SamplerThread, SpikeWatch, Threshold, Verdict, Watched,
+    WatchedThread,
+};
+use serde_json::Number;
+
+use super::options::{Plan, RunConfig};
+
+/// Spike records kept per thread (cyclictest's `--spike-nodes` default).
+pub const NODES: usize = 1024;
+
+/// A run's explainer: the sampler thread and the threads' watches.
+#[derive(Debug)]
+pub struct Explainer {
+    sampler: SamplerThread,
+    watches: Vec<SpikeWatch>,
+    /// The CPUs the sampler runs on (empty: any).
+    housekeeping: Vec<usize>,
+    period_ns: u64,
+    tracer: String,
+}
+
+/// One thread's findings with what the report needs to place them.
+#[derive(Debug)]
+pub struct ThreadFindings {
+    /// The watch's findings.
+    pub findings: Findings,
+    /// The thread's start (its first deadline minus one interval), ns on CLOCK_MONOTONIC.
+    pub origin_ns: Option<u64>,
+}
+
+/// What `--explain` found, for the outputs.
+#[derive(Debug)]
+pub struct Explained {
+    /// Per thread, in the plan's order.
+    pub threads: Vec<ThreadFindings>,
+    /// The CPUs the sampler ran on (empty: any).
+    pub housekeeping: Vec<usize>,
+    /// The sampler's period, ns.
+    pub period_ns: u64,
+    /// The tracer path's state, one line.
+    pub tracer: String,
+}
+
+impl Explainer {
+    /// Starts the sampler for the measuring threads of `plan`, whose thread ids are `tids`
+    /// (set up, not measuring yet). The sampler runs SCHED_OTHER on the available CPUs no
+    /// thread measures (any CPU when every one is measured).
+    pub fn start(
+        config: &RunConfig,
+        plan: &Plan,
+        available: &[usize],
+        tids: &[i32],
+    ) -> Result<Explainer, String> {
+        let measured: Vec<usize> = {
+            let mut cpus: Vec<usize> = plan.threads.iter().map(|t| t.cpu).collect();
+            cpus.sort_unstable();
+            cpus.dedup();
+            cpus
+        };
+        let housekeeping: Vec<usize> = available
+            .iter()
+            .copied()
+            .filter(|c| !measured.contains(c))
+            .collect();
+        let pid = std::process::id();
+        let watched: Vec<Watched> = tids
+            .iter()
+            .map(|&tid| Watched {
+                pid,
+                tid: tid as u32,
+            })
+            .collect();
+        let sampler_config = Config::default();
+        let period_ns = sampler_config.period.as_nanos() as u64;
+        let sampler = Sampler::new(Facts::live(), &measured, &watched, sampler_config);
+        let sampler = SamplerThread::spawn(sampler, &housekeeping)
+            .map_err(|e| format!("--explain: cannot start the evidence sampler thread: {e}"))?;
+        let unit = if config.unit == super::options::Unit::Ns {
+            1
+        } else {
+            1000
+        };
+        let threshold = match (config.explain_above, config.breaktrace) {
+            (Some(above), _) => Threshold::ExplainAbove((above * unit) as i64),
+            (None, Some(b)) => Threshold::Break((b * unit) as i64),
+            (None, None) => Threshold::P999,
+        };
+        let watches = plan
+            .threads
+            .iter()
+            .zip(tids)
+            .map(|(t, &tid)| {
+                SpikeWatch::new(
+                    WatchedThread {
+                        cpu: Some(t.cpu),
+                        tid: tid as u32,
+                        interval_ns: t.interval_us * 1000,
+                    },
+                    threshold,
+                    NODES,
+                )
+            })
+            .collect();
+        Ok(Explainer {
+            sampler,
+            watches,
+            housekeeping,
+            period_ns,
+            tracer: tracer_state(),
+        })
+    }
+
+    /// The line printed on stderr when the run starts.
+    pub fn started_line(&self) -> String {
+        let on = if self.housekeeping.is_empty() {
+            "any CPU (every available CPU is measured)".to_string()
+        } else {
+            format!("CPU {}", cpu_list(&self.housekeeping))
+        };
+        format!(
+            "# --explain: sampling the measured CPUs every {} ms from {on}, SCHED_OTHER; tracer {}",
+            self.period_ns as f64 / 1e6,
+            self.tracer
+        )
+    }
+
+    /// Takes thread `index`'s sample (its wake-up in CLOCK_MONOTONIC ns, the run's clock).
+    pub fn observe(&mut self, index: usize, cycle: u64, latency_ns: i64, wake_ns: u64) {
+        if let Some(watch) = self.watches.get_mut(index) {
+            watch.observe(cycle, latency_ns, wake_ns);
+        }
+    }
+
+    /// Explains the spikes whose evidence the sampler has.
+    pub fn settle(&mut self) {
+        let watches = &mut self.watches;
+        self.sampler.with(|sampler| {
+            for watch in watches.iter_mut() {
+                watch.settle(sampler);
+            }
+        });
+    }
+
+    /// Ends the sampler (after one last sample, past every wake-up) and gives each thread's
+    /// findings. `lost[i]`: the samples thread `i`'s ring could not hold.
+    pub fn finish(self, reports: &[ThreadReport], lost: &[u64]) -> Explained {
+        let mut sampler = self.sampler.stop();
+        if let Ok(now) = rtlat_linux::PosixClock::monotonic().now_ns() {
+            sampler.sample(now);
+        }
+        let threads = self
+            .watches
+            .into_iter()
+            .enumerate()
+            .map(|(i, watch)| {
+                let origin_ns = watch.origin_ns();
+                let max = reports.get(i).and_then(|r| r.max_at);
+                ThreadFindings {
+                    findings: watch.finish(&sampler, max, lost.get(i).copied().unwrap_or(0)),
+                    origin_ns,
+                }
+            })
+            .collect();
+        Explained {
+            threads,
+            housekeeping: self.housekeeping,
+            period_ns: self.period_ns,
+            tracer: self.tracer,
+        }
+    }
+}
+
+/// The tracer path's state on this machine, one line: `absent: <why>` where the kernel has
+/// no osnoise tracer.
+fn tracer_state() -> String {
+    let available = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+        .iter()
+        .find_map(|dir| std::fs::read_to_string(format!("{dir}/available_tracers")).ok());
+    match available {
+        None => "absent: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
+            .into(),
+        Some(list) if !list.split_whitespace().any(|t| t == "osnoise") => format!(
+            "absent: this kernel's tracefs lists no osnoise tracer (available: {})",
+            list.trim()
+        ),
+        Some(_) => "absent: the osnoise tracer is listed but rtlat does not drive it yet".into(),
+    }
+}
+
+/// `0-2,5`-style list of sorted CPUs.
+fn cpu_list(cpus: &[usize]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let start = cpus[i];
+        let mut end = start;
+        while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
+            i += 1;
+            end = cpus[i];
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if start == end {
+            let _ = write!(out, "{start}");
+        } else {
+            let _ = write!(out, "{start}-{end}");
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A latency in the run's unit, as the run prints it.
+fn latency(ns: i64, nanoseconds: bool) -> String {
+    if nanoseconds {
+        format!("{ns} ns")
+    } else {
+        format!("{} µs", ns / 1000)
+    }
+}
+
+/// The verdict lines printed after the results: per thread, a line on the threshold, then per
+/// spike (in the order they happened) its figures and its causes, most likely first.
+pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
+    let mut out = String::new();
+    for (t, found) in plan.threads.iter().zip(&explained.threads) {
+        let f = &found.findings;
+        let threshold = match f.threshold_ns {
+            Some(ns) => format!("above {} ({})", latency(ns, nanoseconds), threshold_name(f)),
+            None => "above p99.9 (never known: fewer than 1000 cycles; the maximum only)".into(),
+        };
+        let _ = writeln!(
+            out,
+            "# explain T:{} (CPU {}): {} latencies {threshold}; {} recorded{}{}",
+            t.index,
+            t.cpu,
+            f.above_threshold,
+            f.spikes.len(),
+            if f.left_off > 0 {
+                format!(", {} left off (the worst {NODES} are kept)", f.left_off)
+            } else {
+                String::new()
+            },
+            if f.unseen > 0 {
+                format!(
+                    ", {} samples not seen (the sample ring was full)",
+                    f.unseen
+                )
+            } else {
+                String::new()
+            },
+        );
+        for spike in &f.spikes {
+            let at = found
+                .origin_ns
+                .filter(|_| spike.wake_ns > 0)
+                .map(|o| format!(" at {:.3} s", spike.wake_ns.saturating_sub(o) as f64 / 1e9))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "# T:{} spike {}{at}, cycle {}{}:",
+                t.index,
+                latency(spike.latency_ns, nanoseconds),
+                spike.cycle,
+                if spike.max { " (max)" } else { "" }
+            );
+            match &spike.verdict {
+                Verdict::Unexplained(why) => {
+                    let _ = writeln!(out, "#   no verdict: {why}");
+                }
+                Verdict::Causes(causes) if causes.is_empty() => {
+                    let _ = writeln!(out, "#   no cause found");
+                }
+                Verdict::Causes(causes) => {
+                    for (rank, cause) in causes.iter().enumerate() {
+                        let _ = writeln!(out, "#   {}. {cause}", rank + 1);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn threshold_name(f: &Findings) -> &'static str {
+    match f.threshold {
+        Threshold::ExplainAbove(_) => "--explain-above",
+        Threshold::Break(_) => "-b",
+        Threshold::P999 => "p99.9 as known then",
+    }
+}
+
+/// Thread `found`'s `explain` object and `spikes` list for the JSON.
+pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Field<Spike>>) {
+    let f = &found.findings;
+    let explain = Explain {
+        threshold_ns: f.threshold_ns.map_or(Field::Absent, Field::from),
+        threshold_from: f.threshold.name().to_string().into(),
+        above_threshold: f.above_threshold.into(),
+        left_off: f.left_off.into(),
+        unseen: f.unseen.into(),
+        sampler_period_ns: explained.period_ns.into(),
+        sampler_cpus: explained
+            .housekeeping
+            .iter()
+            .map(|&c| c as u64)
+            .collect::<Vec<_>>()
+            .into(),
+        tracer: explained.tracer.clone().into(),
+    };
+    let spikes = f
+        .spikes
+        .iter()
+        .map(|s| {
+            let t = found
+                .origin_ns
+                .filter(|_| s.wake_ns > 0)
+                .and_then(|o| Number::from_f64(s.wake_ns.saturating_sub(o) as f64 / 1e9));
+            let (causes, unexplained) = match &s.verdict {
+                Verdict::Causes(causes) => (
+                    causes
+                        .iter()
+                        .map(|c| {
+                            Field::from(SpikeCause {
+                                text: c.text.clone().into(),
+                                audit: c.audit.map(str::to_string).into(),
+                                score: c.score.into(),
+                            })
+                        })
+                        .collect(),
+                    Field::Absent,
+                ),
+                Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
+            };
+            Field::from(Spike {
+                cycle: s.cycle.into(),
+                latency: s.latency_ns.into(),
+                t: t.map_or(Field::Absent, Field::from),
+                wake_ns: if s.wake_ns > 0 {
+                    s.wake_ns.into()
+                } else {
+                    Field::Absent
+                },
+                cpu: s.cpu.map(|c| c as u64).into(),
+                max: s.max.into(),
+                evidence_ns: if s.wake_ns > 0 {
+                    vec![s.window_ns.0, s.window_ns.1].into()
+                } else {
+                    Field::Absent
+                },
+                causes: causes.into(),
+                unexplained,
+            })
+        })
+        .collect();
+    (explain, spikes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_list;
+
+    #[test]
+    fn cpu_lists_join_runs() {
+        assert_eq!(cpu_list(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert_eq!(cpu_list(&[3]), "3");
+        assert_eq!(cpu_list(&[]), "");
+    }
+}
