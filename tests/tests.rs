@@ -17,6 +17,7 @@ mod cpufreq;
 mod cyclictest_clients;
 mod cyclictest_compat;
 mod cyclictest_runtime;
+mod explain;
 mod formats;
 mod formats_never_panic;
 mod idle_states;

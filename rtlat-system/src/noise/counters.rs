@@ -115,6 +115,15 @@ pub fn nonvoluntary_switches(text: &str) -> Option<u64> {
         .and_then(|value| value.trim().parse().ok())
 }
 
+/// `se.nr_migrations` of a task's `sched` (`CONFIG_SCHED_DEBUG`): the times it moved
+/// between CPUs, even when it came back before the next sample.
+pub fn sched_migrations(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix("se.nr_migrations"))
+        .and_then(|rest| rest.trim_start().strip_prefix(':'))
+        .and_then(|value| value.trim().parse().ok())
+}
+
 /// The total of `thermal_throttle/core_throttle_count` style files is read by the sampler; this
 /// parses one such number (a single decimal, surrounding whitespace ignored).
 pub fn single_number(text: &str) -> Option<u64> {
@@ -123,6 +132,13 @@ pub fn single_number(text: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_tasks_migrations_are_read_from_its_sched_file() {
+        let text = "rtlat-t0 (1234, #threads: 3)\n-------\nse.exec_start    :   1.5\nse.nr_migrations                             :                    7\nnr_switches : 9\n";
+        assert_eq!(super::sched_migrations(text), Some(7));
+        assert_eq!(super::sched_migrations("nr_switches : 9\n"), None);
+    }
+
     use super::*;
 
     const INTERRUPTS: &str = "           CPU0       CPU1       \n  0:         44          0   IO-APIC   2-edge      timer\n 24:          3        812   PCI-MSI 49152-edge      virtio0-input.0\nLOC:    1234567    7654321   Local timer interrupts\nERR:          0\n";

@@ -141,12 +141,17 @@ pub struct ThreadInterval {
     pub cpu_after: Option<u32>,
     /// Its real-time priority (0 under non-real-time policies).
     pub rt_priority: u32,
+    /// Times it moved between CPUs (its `se.nr_migrations` delta; 0 where the kernel has
+    /// no `sched` file): counts a move and a move back within one interval.
+    pub migrations: u64,
 }
 
 impl ThreadInterval {
-    /// Whether the thread changed CPUs during the interval.
+    /// Whether the thread changed CPUs during the interval (it ended on another, or moved
+    /// and came back).
     pub fn migrated(&self) -> bool {
-        matches!((self.cpu_before, self.cpu_after), (Some(a), Some(b)) if a != b)
+        self.migrations > 0
+            || matches!((self.cpu_before, self.cpu_after), (Some(a), Some(b)) if a != b)
     }
 }
 

@@ -123,6 +123,8 @@ struct WatchedState {
     status: Source,
     stat: Source,
     preempted: Option<u64>,
+    sched: Source,
+    migrations: Option<u64>,
     cpu: Option<u32>,
     rt_priority: u32,
 }
@@ -232,6 +234,8 @@ impl Sampler {
                     status: Source::new(task_dir(w).join("status")),
                     stat: Source::new(task_dir(w).join("stat")),
                     preempted: None,
+                    sched: Source::new(task_dir(w).join("sched")),
+                    migrations: None,
                     cpu: None,
                     rt_priority: 0,
                 })
@@ -362,6 +366,10 @@ impl Sampler {
                 .status
                 .read(&mut self.small)
                 .and_then(counters::nonvoluntary_switches);
+            let migrations = state
+                .sched
+                .read(&mut self.small)
+                .and_then(counters::sched_migrations);
             let fields = state
                 .stat
                 .read(&mut self.small)
@@ -370,6 +378,10 @@ impl Sampler {
             thread.preempted = preempted
                 .zip(state.preempted)
                 .map_or(0, |(a, b)| a.saturating_sub(b));
+            thread.migrations = migrations
+                .zip(state.migrations)
+                .map_or(0, |(a, b)| a.saturating_sub(b));
+            state.migrations = migrations.or(state.migrations);
             thread.cpu_before = state.cpu;
             thread.cpu_after = cpu;
             thread.rt_priority = fields.map_or(state.rt_priority, |f| f.rt_priority);

@@ -190,17 +190,25 @@ pub fn explain_with(
                 migrations.push((
                     thread.cpu_before.unwrap_or(0),
                     thread.cpu_after.unwrap_or(0),
+                    thread.migrations,
                 ));
             }
             my_priority = Some(thread.rt_priority);
         }
     }
-    for (from, to) in migrations {
+    for (from, to, moves) in migrations {
+        let text = if from == to {
+            format!(
+                "the measuring thread migrated {moves}× off CPU {from} and back: pin it (rtlat run -a) and keep other tools from moving it (rtlat threads)"
+            )
+        } else {
+            format!(
+                "the measuring thread migrated from CPU {from} to CPU {to}: pin it (rtlat run -a)"
+            )
+        };
         causes.push(Cause {
             score: NEVER_NORMAL + 500_000_000,
-            text: format!(
-                "the measuring thread migrated from CPU {from} to CPU {to}: pin it (rtlat run -a)"
-            ),
+            text,
             audit: None,
         });
     }
@@ -427,6 +435,7 @@ mod tests {
                 cpu_before: Some(1),
                 cpu_after: Some(1),
                 rt_priority: 80,
+                migrations: 0,
             }],
         }
     }

@@ -189,9 +189,13 @@ impl SpikeWatch {
             // The schedule's start: cycle k's deadline is start + (k + 1)·interval while no
             // deadline was skipped (the first sample seen is cycle 0 unless the ring was full).
             let deadline = wake_ns.saturating_add_signed(latency_ns.saturating_neg());
-            self.origin_ns = Some(deadline.saturating_sub(
-                cycle.saturating_add(1).saturating_mul(self.thread.interval_ns),
-            ));
+            self.origin_ns = Some(
+                deadline.saturating_sub(
+                    cycle
+                        .saturating_add(1)
+                        .saturating_mul(self.thread.interval_ns),
+                ),
+            );
         }
         self.seen += 1;
         self.histogram.record(latency_ns);
@@ -242,10 +246,8 @@ impl SpikeWatch {
         }
         let sampled_to = sampler.ring().iter().last().map_or(0, |i| i.end_ns);
         let ready: Vec<Candidate> = {
-            let (ready, waiting): (Vec<Candidate>, Vec<Candidate>) = self
-                .pending
-                .iter()
-                .partition(|c| c.wake_ns <= sampled_to);
+            let (ready, waiting): (Vec<Candidate>, Vec<Candidate>) =
+                self.pending.iter().partition(|c| c.wake_ns <= sampled_to);
             self.pending = waiting;
             ready
         };
@@ -363,11 +365,13 @@ impl SpikeWatch {
                 }
             }
         }
-        if ring.iter().next().is_none_or(|i| i.cpu(spike.cpu).is_none()) {
-            record.verdict = Verdict::Unexplained(format!(
-                "the sampler does not sample CPU {}",
-                spike.cpu
-            ));
+        if ring
+            .iter()
+            .next()
+            .is_none_or(|i| i.cpu(spike.cpu).is_none())
+        {
+            record.verdict =
+                Verdict::Unexplained(format!("the sampler does not sample CPU {}", spike.cpu));
             return record;
         }
         record.verdict = Verdict::Causes(explain(&spike, ring.iter(), sampler.catalog()));

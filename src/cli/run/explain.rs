@@ -191,8 +191,9 @@ fn tracer_state() -> String {
         .iter()
         .find_map(|dir| std::fs::read_to_string(format!("{dir}/available_tracers")).ok());
     match available {
-        None => "absent: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
-            .into(),
+        None => {
+            "absent: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)".into()
+        }
         Some(list) if !list.split_whitespace().any(|t| t == "osnoise") => format!(
             "absent: this kernel's tracefs lists no osnoise tracer (available: {})",
             list.trim()
@@ -257,10 +258,7 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
                 String::new()
             },
             if f.unseen > 0 {
-                format!(
-                    ", {} samples not seen (the sample ring was full)",
-                    f.unseen
-                )
+                format!(", {} samples not seen (the sample ring was full)", f.unseen)
             } else {
                 String::new()
             },
