@@ -9,6 +9,7 @@ pub mod run;
 pub mod seconds;
 pub mod servo;
 pub mod setup;
+pub mod tap;
 pub mod threads;
 pub mod timers;
 #[cfg(feature = "xenomai")]

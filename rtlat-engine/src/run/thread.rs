@@ -17,6 +17,7 @@ use super::report::{LinearReport, RunHistogram, ThreadReport};
 use crate::measure::{Flow, PerCycle, measure};
 use crate::rings::{SampleRing, WindowRing};
 use crate::setup::{Setup, prepare};
+use crate::tap::WakeTap;
 use crate::timers::{
     ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
 };
@@ -66,6 +67,8 @@ pub struct RunShared {
     pub live: Vec<LiveStatus>,
     /// `-v` sample rings per thread.
     pub rings: Vec<Option<SampleRing>>,
+    /// `--explain` wake-up taps per thread (empty or `None`: off).
+    pub taps: Vec<Option<WakeTap>>,
     /// Every measuring thread and the main thread meet here once set up.
     pub ready: Barrier,
     /// The common start for aligned starts (clock ns), set by the main thread.
@@ -176,10 +179,15 @@ impl WithClockAndTimer for Thread<'_> {
         });
 
         let ring = shared.rings[plan.index].as_ref();
+        let tap = shared.taps.get(plan.index).and_then(Option::as_ref);
+        if let (Some(tap), Some(first)) = (tap, engine.next_deadline()) {
+            tap.start(first);
+        }
         // The features a plain run has off (spike list, `-v` ring, per-second series, -D)
         // cost the loop one test of this flag per cycle, their own tests only when one is on.
         let extras = plan.spike_above_ns.is_some()
             || ring.is_some()
+            || tap.is_some()
             || plan.seconds_series
             || plan.duration_ns.is_some();
         let mut work = RunCycle {
@@ -196,6 +204,7 @@ impl WithClockAndTimer for Thread<'_> {
             shared,
             live,
             ring,
+            tap,
             seconds_ring: &shared.seconds[plan.index],
         };
         let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
@@ -247,6 +256,8 @@ struct RunCycle<'a> {
     shared: &'a RunShared,
     live: &'a LiveStatus,
     ring: Option<&'a SampleRing>,
+    /// `--explain`: one store per cycle.
+    tap: Option<&'a WakeTap>,
     seconds_ring: &'a WindowRing,
 }
 
@@ -301,6 +312,9 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
             }
             if let Some(ring) = self.ring {
                 ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
+            }
+            if let Some(tap) = self.tap {
+                tap.record(sample.cycle, sample.wake_ticks);
             }
             // -D: past the end (a cycle that also broke ends the run below, as a break).
             if !broke && sample.wake_ticks >= self.stop_at {

@@ -3,7 +3,7 @@
 //!
 //! A counter (an IRQ line, a softirq type, a task's time on the CPU) is a cause only when the
 //! spike's intervals hold clearly more of it than usual: more than 1.5 × the 90th percentile of
-//! its rate over the other intervals (the *baseline*), plus a margin (2 events, 100 µs of CPU
+//! its rate over the intervals more than 250 ms away (the *baseline*), plus a margin (2 events, 100 µs of CPU
 //! time), so the local timer tick or a kworker that runs every interval is never named. Events
 //! that are never normal (the measuring thread preempted or migrated, thermal throttling, a
 //! real-time task of the same or higher priority running on the CPU, a deep idle state whose
@@ -117,6 +117,8 @@ const NEVER_NORMAL: u64 = 1_000_000_000;
 /// Estimated cost of one hard interrupt and one softirq, in ns.
 const IRQ_NS: u64 = 5_000;
 const SOFTIRQ_NS: u64 = 2_000;
+/// The baseline leaves out the intervals this close to the spike, ns.
+const BASELINE_GAP_NS: u64 = 250_000_000;
 /// The margins above the baseline.
 const EVENTS_MARGIN: f64 = 2.0;
 const RUN_MARGIN_NS: f64 = 100_000.0;
@@ -129,12 +131,25 @@ pub fn explain<'a>(
     ring: impl IntoIterator<Item = &'a Interval>,
     catalog: &Catalog,
 ) -> Vec<Cause> {
-    let (during, baseline): (Vec<&Interval>, Vec<&Interval>) = ring.into_iter().partition(|i| {
+    let (during, others): (Vec<&Interval>, Vec<&Interval>) = ring.into_iter().partition(|i| {
         i.overlaps(
             spike.previous_wake_ns,
             spike.wake_ns.max(spike.previous_wake_ns + 1),
         )
     });
+    // The baseline is what happened away from the spike: a burst that goes on around it
+    // (hundreds of milliseconds of network traffic) must not be its own "usual".
+    let away: Vec<&Interval> = others
+        .iter()
+        .copied()
+        .filter(|i| {
+            !i.overlaps(
+                spike.previous_wake_ns.saturating_sub(BASELINE_GAP_NS),
+                spike.wake_ns.saturating_add(BASELINE_GAP_NS),
+            )
+        })
+        .collect();
+    let baseline = if away.is_empty() { others } else { away };
     explain_with(spike, &during, &baseline, catalog)
 }
 
@@ -163,8 +178,8 @@ pub fn explain_with(
         if rates.is_empty() {
             return f64::INFINITY;
         }
-        rates.sort_by(f64::total_cmp);
-        rates[(rates.len() * 9 / 10).min(rates.len() - 1)] * window_ns as f64
+        let at = (rates.len() * 9 / 10).min(rates.len() - 1);
+        *rates.select_nth_unstable_by(at, f64::total_cmp).1 * window_ns as f64
     };
     let on_cpu = |i: &Interval| i.cpu(cpu).cloned();
     let sum = |count: &dyn Fn(&Interval) -> u64| -> u64 { during.iter().map(|i| count(i)).sum() };
@@ -229,14 +244,19 @@ pub fn explain_with(
                 .or_insert(*task);
         }
     }
-    for task in ran.values() {
+    // The measuring thread's own time on its CPU is not a cause.
+    for task in ran.values().filter(|t| spike.tid != Some(t.tid)) {
+        let outranks = task.is_real_time() && my_priority.is_none_or(|p| task.rt_priority >= p);
+        // Below the margin nothing is unusual: no baseline to compute.
+        if (task.ran_ns as f64) <= RUN_MARGIN_NS && !outranks {
+            continue;
+        }
         let usual_ns = usual(&|i: &Interval| {
             i.cpu(cpu)
                 .and_then(|c| c.tasks.iter().find(|t| t.tid == task.tid))
                 .map_or(0, |t| t.ran_ns)
         });
         let usual_ns = if usual_ns.is_finite() { usual_ns } else { 0.0 };
-        let outranks = task.is_real_time() && my_priority.is_none_or(|p| task.rt_priority >= p);
         if (task.ran_ns as f64) <= usual_ns * 1.5 + RUN_MARGIN_NS && !outranks {
             continue;
         }
@@ -303,8 +323,12 @@ pub fn explain_with(
     for (k, line) in catalog.irqs.iter().enumerate() {
         let count = |i: &Interval| i.cpu(cpu).and_then(|c| c.irqs.get(k).copied()).unwrap_or(0);
         let fired = sum(&count);
+        // Most lines are silent in the window: no baseline to compute for them.
+        if fired as f64 <= EVENTS_MARGIN {
+            continue;
+        }
         let usual = usual(&count);
-        if fired == 0 || fired as f64 <= usual * 1.5 + EVENTS_MARGIN {
+        if fired as f64 <= usual * 1.5 + EVENTS_MARGIN {
             continue;
         }
         let (text, audit) = match line.irq {
@@ -334,8 +358,11 @@ pub fn explain_with(
     for (k, name) in SOFTIRQS.iter().enumerate() {
         let count = |i: &Interval| i.cpu(cpu).map_or(0, |c| c.softirqs[k]);
         let raised = sum(&count);
+        if raised as f64 <= EVENTS_MARGIN {
+            continue;
+        }
         let usual = usual(&count);
-        if raised == 0 || raised as f64 <= usual * 1.5 + EVENTS_MARGIN {
+        if raised as f64 <= usual * 1.5 + EVENTS_MARGIN {
             continue;
         }
         causes.push(Cause {

@@ -14,6 +14,9 @@
 //! The threshold is `--explain-above`, or `-b`'s value, or else the thread's p99.9 as known
 //! when the latency came (from 1 000 samples on; before that only new maxima are explained).
 
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
 use rtlat_core::{LogHistogram, LogLinear};
 
 use super::sampler::Sampler;
@@ -143,7 +146,12 @@ pub struct SpikeWatch {
     above: u64,
     left_off: u64,
     origin_ns: Option<u64>,
+    /// The last verdict and what it was made from (see `record`).
+    last_verdict: RefCell<Option<(VerdictKey, Vec<Cause>)>>,
 }
+
+/// The evidence's span, the CPU and the latency's power of two.
+type VerdictKey = ((u64, u64), usize, u32);
 
 impl SpikeWatch {
     /// A watch of `thread`, keeping the records of the worst `nodes` spikes above
@@ -169,6 +177,7 @@ impl SpikeWatch {
             above: 0,
             left_off: 0,
             origin_ns: None,
+            last_verdict: RefCell::new(None),
         }
     }
 
@@ -241,6 +250,14 @@ impl SpikeWatch {
     /// threshold. Call every few milliseconds (each call scans `sampler`'s ring once per
     /// spike explained).
     pub fn settle(&mut self, sampler: &Sampler) {
+        self.settle_within(sampler, Duration::MAX);
+    }
+
+    /// [`settle`](Self::settle) for at most about `budget` of this thread's time: the
+    /// caller holds the sampler, which cannot sample meanwhile. What is left waits for the
+    /// next call (its evidence stays for about 2 s).
+    pub fn settle_within(&mut self, sampler: &Sampler, budget: Duration) {
+        let started = Instant::now();
         if self.threshold == Threshold::P999 && self.seen >= P999_AFTER {
             self.threshold_ns = self.histogram.percentile(99.9).unwrap_or(i64::MAX);
         }
@@ -251,10 +268,18 @@ impl SpikeWatch {
             self.pending = waiting;
             ready
         };
-        for candidate in ready {
+        let mut ready = ready.into_iter();
+        for candidate in ready.by_ref() {
             let record = self.record(candidate, Some(sampler));
             self.keep(candidate, record);
+            if started.elapsed() >= budget {
+                break;
+            }
         }
+        // Out of time: the rest waits, oldest first.
+        let mut rest: Vec<Candidate> = ready.collect();
+        rest.append(&mut self.pending);
+        self.pending = rest;
     }
 
     /// The findings once the run is over: `sampler` has sampled once more after the last
@@ -374,7 +399,36 @@ impl SpikeWatch {
                 Verdict::Unexplained(format!("the sampler does not sample CPU {}", spike.cpu));
             return record;
         }
-        record.verdict = Verdict::Causes(explain(&spike, ring.iter(), sampler.catalog()));
+        // Spikes a few cycles apart share their evidence (the same sampler intervals): the
+        // verdict of the last one is reused when the intervals and the latency's order of
+        // magnitude (which decides whether an idle state's exit latency counts) are the same.
+        let span = ring
+            .iter()
+            .filter(|i| {
+                i.overlaps(
+                    spike.previous_wake_ns,
+                    spike.wake_ns.max(spike.previous_wake_ns + 1),
+                )
+            })
+            .fold((u64::MAX, 0), |(a, b), i| {
+                (a.min(i.start_ns), b.max(i.end_ns))
+            });
+        let key = (span, spike.cpu, spike.latency_ns.max(1).ilog2());
+        let cached = self
+            .last_verdict
+            .borrow()
+            .as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, c)| c.clone());
+        let causes = match cached {
+            Some(causes) => causes,
+            None => {
+                let causes = explain(&spike, ring.iter(), sampler.catalog());
+                *self.last_verdict.borrow_mut() = Some((key, causes.clone()));
+                causes
+            }
+        };
+        record.verdict = Verdict::Causes(causes);
         record
     }
 

@@ -164,6 +164,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         stop: AtomicBool::new(signals::stop_requested()),
         live: (0..threads).map(|_| LiveStatus::default()).collect(),
         rings: (0..threads).map(|_| Some(sample_ring(ring_len))).collect(),
+        taps: Vec::new(),
         ready: Barrier::new(threads + 1),
         epoch_ns: AtomicU64::new(0),
         go: Barrier::new(threads + 1),

@@ -15,6 +15,7 @@ use rtlat_engine::rings::{default_window_ring, sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
 use rtlat_engine::seconds::SecondsSeries;
 use rtlat_engine::setup::Setup;
+use rtlat_engine::tap::WakeTap;
 use rtlat_engine::threads::{Failures, measurement_threads};
 use rtlat_engine::timers::ClockSource;
 use rtlat_engine::{LiveFigures, LiveStatus};
@@ -225,7 +226,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             .map(|_| LiveStatus::default())
             .collect(),
         rings: (0..plan.threads.len())
-            .map(|_| (config.verbose || config.explain).then(|| sample_ring(VERBOSE_RING)))
+            .map(|_| config.verbose.then(|| sample_ring(VERBOSE_RING)))
+            .collect(),
+        taps: (0..plan.threads.len())
+            .map(|_| config.explain.then(WakeTap::new))
             .collect(),
         ready: Barrier::new(plan.threads.len() + 1),
         epoch_ns: AtomicU64::new(0),
@@ -335,12 +339,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     }
 
     // --explain: the spikes still waiting for evidence are explained after one last sample.
-    let lost: Vec<u64> = shared
-        .rings
-        .iter()
-        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
-        .collect();
-    let explained = explainer.map(|e| e.finish(&reports, &lost));
+    let explained = explainer.map(|e| e.finish(&shared, &reports));
 
     finish(
         &config,
@@ -426,26 +425,15 @@ fn supervise(
         // Read before the figures: once every thread is done, this pass prints the final ones.
         let all_done = shared.live.iter().all(LiveStatus::finished);
         let mut out = String::new();
-        // The sample rings (-v, --explain): each sample printed, and given to its thread's
-        // spike watch (the run's clock is CLOCK_MONOTONIC with --explain: ticks are ns).
-        if config.verbose || explainer.is_some() {
+        if config.verbose {
             for (i, ring) in shared.rings.iter().enumerate() {
                 if let Some(ring) = ring {
-                    ring.drain(|cycle, value, wake| {
-                        if config.verbose {
-                            text::verbose_line(&mut out, i, cycle, value, nanoseconds);
-                        }
-                        if let Some(explainer) = explainer.as_deref_mut() {
-                            explainer.observe(i, cycle, value, wake);
-                        }
+                    ring.drain(|cycle, value, _wake| {
+                        text::verbose_line(&mut out, i, cycle, value, nanoseconds)
                     });
                 }
             }
-            if let Some(explainer) = explainer.as_deref_mut() {
-                explainer.settle();
-            }
-        }
-        if !config.verbose && !config.quiet {
+        } else if !config.quiet {
             let figures: Vec<LiveFigures> = shared.live.iter().map(LiveStatus::read).collect();
             let new_max = figures.iter().zip(&last_max).any(|(f, m)| f.max_ns != *m);
             if first || !config.refresh_on_max || new_max {
@@ -467,6 +455,10 @@ fn supervise(
             }
         }
         write_stdout(&mut stdout, &out);
+        // --explain: every cycle's wake-up from the threads' taps into their spike watches.
+        if let Some(explainer) = explainer.as_deref_mut() {
+            explainer.drain(shared);
+        }
         for (seconds, ring) in series.iter_mut().zip(&shared.seconds) {
             seconds.drain(ring);
         }
@@ -647,16 +639,10 @@ fn finish(
     if let Some(explained) = explained {
         out.push_str(&explain::text(explained, plan, nanoseconds));
     }
-    // The -v ring's losses (with --explain alone, the ring's losses are the watch's
-    // `unseen`, reported with its findings).
     let lost: Vec<u64> = shared
         .rings
         .iter()
-        .map(|r| {
-            r.as_ref()
-                .filter(|_| config.verbose)
-                .map_or(0, |ring| ring.lost())
-        })
+        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
         .collect();
     // Samples -v could not print because its reader went away are not news to anyone.
     if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {

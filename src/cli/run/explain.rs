@@ -6,10 +6,12 @@
 //! this runs on the main thread and on the sampler's thread, both non-real-time.
 
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 use rtlat::formats::schema::Field;
 use rtlat::formats::schema::rtlat::{Explain, Spike, SpikeCause};
-use rtlat_engine::run::ThreadReport;
+use rtlat_engine::run::{RunShared, ThreadReport};
+use rtlat_engine::tap::TapReader;
 use rtlat_system::Facts;
 use rtlat_system::noise::{
     Config, Findings, Sampler, SamplerThread, SpikeWatch, Threshold, Verdict, Watched,
@@ -22,13 +24,20 @@ use super::options::{Plan, RunConfig};
 /// Spike records kept per thread (cyclictest's `--spike-nodes` default).
 pub const NODES: usize = 1024;
 
+/// The main thread's time explaining spikes per pass (it drains every 10 ms): the sampler
+/// cannot sample while a verdict is made.
+const SETTLE_BUDGET: Duration = Duration::from_millis(2);
+
 /// A run's explainer: the sampler thread and the threads' watches.
 #[derive(Debug)]
 pub struct Explainer {
     sampler: SamplerThread,
     watches: Vec<SpikeWatch>,
+    readers: Vec<TapReader>,
     /// The CPUs the sampler runs on (empty: any).
     housekeeping: Vec<usize>,
+    /// The main thread was moved to them.
+    main_moved: bool,
     period_ns: u64,
     tracer: String,
 }
@@ -89,6 +98,11 @@ impl Explainer {
         let sampler = Sampler::new(Facts::live(), &measured, &watched, sampler_config);
         let sampler = SamplerThread::spawn(sampler, &housekeeping)
             .map_err(|e| format!("--explain: cannot start the evidence sampler thread: {e}"))?;
+        // The main thread now makes the verdicts: off the measured CPUs too, unless
+        // --mainaffinity placed it.
+        let main_moved = config.main_affinity.is_none()
+            && !housekeeping.is_empty()
+            && rtlat_linux::set_affinity(&housekeeping).is_ok();
         let unit = if config.unit == super::options::Unit::Ns {
             1
         } else {
@@ -99,6 +113,11 @@ impl Explainer {
             (None, Some(b)) => Threshold::Break((b * unit) as i64),
             (None, None) => Threshold::P999,
         };
+        let readers = plan
+            .threads
+            .iter()
+            .map(|t| TapReader::new(t.interval_us * 1000))
+            .collect();
         let watches = plan
             .threads
             .iter()
@@ -118,7 +137,9 @@ impl Explainer {
         Ok(Explainer {
             sampler,
             watches,
+            readers,
             housekeeping,
+            main_moved,
             period_ns,
             tracer: tracer_state(),
         })
@@ -132,32 +153,63 @@ impl Explainer {
             format!("CPU {}", cpu_list(&self.housekeeping))
         };
         format!(
-            "# --explain: sampling the measured CPUs every {} ms from {on}, SCHED_OTHER; tracer {}",
+            "# --explain: sampling the measured CPUs every {} ms from {on}, SCHED_OTHER{}; tracer {}",
             self.period_ns as f64 / 1e6,
+            if self.main_moved {
+                ", the main thread there too"
+            } else {
+                ""
+            },
             self.tracer
         )
     }
 
-    /// Takes thread `index`'s sample (its wake-up in CLOCK_MONOTONIC ns, the run's clock).
-    pub fn observe(&mut self, index: usize, cycle: u64, latency_ns: i64, wake_ns: u64) {
-        if let Some(watch) = self.watches.get_mut(index) {
-            watch.observe(cycle, latency_ns, wake_ns);
+    /// Takes every cycle the threads have published as done from their taps (the run's clock
+    /// is CLOCK_MONOTONIC with --explain: ticks are ns), and explains the spikes whose
+    /// evidence the sampler has.
+    pub fn drain(&mut self, shared: &RunShared) {
+        self.take(shared, false);
+        self.settle();
+    }
+
+    /// Reads the taps: up to the last cycle published while a thread runs (its publication
+    /// comes before that cycle's own store), every cycle once the threads have ended.
+    fn take(&mut self, shared: &RunShared, ended: bool) {
+        for ((watch, reader), (tap, live)) in self
+            .watches
+            .iter_mut()
+            .zip(&mut self.readers)
+            .zip(shared.taps.iter().zip(&shared.live))
+        {
+            let Some(tap) = tap else { continue };
+            let cycles = live.read().cycles;
+            let done = if ended {
+                cycles
+            } else {
+                cycles.saturating_sub(1)
+            };
+            reader.drain(tap, done, |cycle, latency, wake| {
+                watch.observe(cycle, latency, wake)
+            });
         }
     }
 
-    /// Explains the spikes whose evidence the sampler has.
-    pub fn settle(&mut self) {
+    /// Explains the spikes whose evidence the sampler has, for at most [`SETTLE_BUDGET`]
+    /// (the sampler waits meanwhile); the rest waits for the next pass.
+    fn settle(&mut self) {
         let watches = &mut self.watches;
         self.sampler.with(|sampler| {
+            let started = Instant::now();
             for watch in watches.iter_mut() {
-                watch.settle(sampler);
+                watch.settle_within(sampler, SETTLE_BUDGET.saturating_sub(started.elapsed()));
             }
         });
     }
 
     /// Ends the sampler (after one last sample, past every wake-up) and gives each thread's
-    /// findings. `lost[i]`: the samples thread `i`'s ring could not hold.
-    pub fn finish(self, reports: &[ThreadReport], lost: &[u64]) -> Explained {
+    /// findings; the threads have ended (joined).
+    pub fn finish(mut self, shared: &RunShared, reports: &[ThreadReport]) -> Explained {
+        self.take(shared, true);
         let mut sampler = self.sampler.stop();
         if let Ok(now) = rtlat_linux::PosixClock::monotonic().now_ns() {
             sampler.sample(now);
@@ -165,12 +217,13 @@ impl Explainer {
         let threads = self
             .watches
             .into_iter()
+            .zip(&self.readers)
             .enumerate()
-            .map(|(i, watch)| {
+            .map(|(i, (watch, reader))| {
                 let origin_ns = watch.origin_ns();
                 let max = reports.get(i).and_then(|r| r.max_at);
                 ThreadFindings {
-                    findings: watch.finish(&sampler, max, lost.get(i).copied().unwrap_or(0)),
+                    findings: watch.finish(&sampler, max, reader.lost()),
                     origin_ns,
                 }
             })

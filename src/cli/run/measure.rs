@@ -30,6 +30,7 @@ mod tests {
             stop: AtomicBool::new(false),
             live: (0..threads).map(|_| LiveStatus::default()).collect(),
             rings: (0..threads).map(|_| None).collect(),
+            taps: Vec::new(),
             ready: Barrier::new(threads + 1),
             epoch_ns: AtomicU64::new(0),
             go: Barrier::new(threads + 1),
