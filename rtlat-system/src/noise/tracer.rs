@@ -562,10 +562,13 @@ fn parse_line(line: &str, kind: NoiseKind, at: usize) -> Option<Raw<'_>> {
     let cpu = words.find_map(|w| w.strip_prefix('[')?.strip_suffix(']')?.parse().ok())?;
     let fields = &line[at + kind.event().len() + 2..];
     // `<name> start <s>.<ns> duration <n> ns`; NMIs have no name.
-    let (name, rest) = match fields.find("start ") {
-        Some(0) => ("", fields),
-        Some(k) if fields[..k].ends_with(' ') => (fields[..k].trim(), &fields[k..]),
-        _ => return None,
+    // The fields after the name have a fixed form, so the name ends at the last ` start `
+    // (a thread's name may hold anything).
+    let (name, rest) = if fields.trim_start().starts_with("start ") {
+        ("", fields)
+    } else {
+        let k = fields.rfind(" start ")?;
+        (fields[..k].trim(), &fields[k..])
     };
     if (kind == NoiseKind::Nmi) != name.is_empty() {
         return None;
@@ -686,9 +689,7 @@ pub fn causes<'a>(events: impl IntoIterator<Item = &'a NoiseEvent>) -> Vec<Cause
                         (evidence, None)
                     } else {
                         (
-                            format!(
-                                "{evidence}: move IRQ {irq} with rtlat irq --away-from {cpu}"
-                            ),
+                            format!("{evidence}: move IRQ {irq} with rtlat irq --away-from {cpu}"),
                             Some("irq.on_isolated"),
                         )
                     }
