@@ -157,12 +157,15 @@ fn at(seconds: u64, ns: u64) -> u64 {
     seconds * S + ns
 }
 
+/// An event as a tuple: CPU, kind, name, pid, start, duration, end.
+type Row<'a> = (usize, NoiseKind, &'a str, Option<u32>, u64, u64, u64);
+
 #[test]
 fn the_parser_reads_the_four_events_and_counts_the_malformed_lines() {
     let parsed = parse(TRACE);
     assert_eq!(parsed.malformed, 5, "{parsed:#?}");
     assert_eq!(parsed.lost, 12);
-    let summary: Vec<(usize, NoiseKind, &str, Option<u32>, u64, u64, u64)> = parsed
+    let summary: Vec<Row> = parsed
         .events
         .iter()
         .map(|e| {
