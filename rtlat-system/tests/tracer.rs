@@ -436,7 +436,10 @@ fn start_sets_the_tracer_on_the_measured_cpus_and_stop_puts_every_setting_back()
         TracerPath::Available(tree.tracefs.clone())
     );
     let cpus = CpuSet::parse("2-3").unwrap();
+    let plan = NoiseTrace::plan(&tree.tracefs, &cpus).unwrap();
+    tree.unchanged();
     let trace = NoiseTrace::start(&tree.tracefs, &cpus).unwrap();
+    assert_eq!(trace.changes(), plan);
     let changes: Vec<String> = trace
         .changes()
         .iter()
@@ -584,22 +587,32 @@ fn start_refuses_without_the_workload_option_or_with_another_tracer_and_changes_
 #[test]
 fn a_failure_half_way_puts_back_what_was_already_changed() {
     let tree = Tree::new();
-    std::fs::remove_file(tree.tracefs.join("events/osnoise/nmi_noise/enable")).unwrap();
+    // A file that refuses the write (as tracefs refuses a value with EINVAL): /dev/full.
+    let nmi = tree.tracefs.join("events/osnoise/nmi_noise/enable");
+    std::fs::remove_file(&nmi).unwrap();
+    std::os::unix::fs::symlink("/dev/full", &nmi).unwrap();
     let error = NoiseTrace::start(&tree.tracefs, &CpuSet::parse("2").unwrap()).unwrap_err();
     assert!(error.to_string().contains("nmi_noise/enable"), "{error}");
-    // Nothing was created where tracefs had no file.
-    assert!(
-        !tree
-            .tracefs
-            .join("events/osnoise/nmi_noise/enable")
-            .exists()
-    );
     assert_eq!(tree.read("tracing_on"), "1\n");
     assert_eq!(tree.read("trace_clock"), "local\n");
     assert_eq!(tree.read("osnoise/cpus"), "0-3\n");
     assert_eq!(tree.read("osnoise/options"), "OSNOISE_WORKLOAD\n");
     assert_eq!(tree.read("events/osnoise/irq_noise/enable"), "0\n");
+    assert_eq!(tree.read("events/osnoise/softirq_noise/enable"), "0\n");
     assert_eq!(tree.read("current_tracer"), "nop\n");
+
+    // A missing file is found before anything is written, and never created.
+    let tree = Tree::new();
+    let nmi = tree.tracefs.join("events/osnoise/nmi_noise/enable");
+    std::fs::remove_file(&nmi).unwrap();
+    let error = NoiseTrace::start(&tree.tracefs, &CpuSet::parse("2").unwrap()).unwrap_err();
+    assert!(error.to_string().contains("nmi_noise/enable"), "{error}");
+    assert!(!nmi.exists());
+    for (file, text) in ORIGINAL {
+        if !file.contains("nmi_noise") {
+            assert_eq!(tree.read(file), text, "{file} was changed");
+        }
+    }
 }
 
 #[test]

@@ -218,80 +218,90 @@ pub struct NoiseTrace {
 }
 
 impl NoiseTrace {
-    /// Starts the osnoise tracer on `cpus` in the tracefs directory `tracefs` (from
-    /// [`probe`]): tracing stopped while it is set up, the trace clock set to `mono`,
+    /// The changes [`NoiseTrace::start`] would make on `cpus` in the tracefs directory
+    /// `tracefs`, in order, without making any (for the CLI to print before a run, or with
+    /// `--dry-run`): tracing stopped while it is set up, the trace clock set to `mono`,
     /// `osnoise/cpus` to `cpus`, `NO_OSNOISE_WORKLOAD`, the four noise events enabled,
-    /// `current_tracer` set to `osnoise`, tracing started. Only settings that differ are
-    /// written; each is recorded ([`NoiseTrace::changes`], for the CLI to print). Refuses
-    /// a kernel without the tracer or without `NO_OSNOISE_WORKLOAD`, and a tracefs where
-    /// another tracer runs. On an error, what was already changed is put back.
-    pub fn start(tracefs: &Path, cpus: &CpuSet) -> Result<NoiseTrace, TracerError> {
+    /// `current_tracer` set to `osnoise`, tracing started; a setting that already holds its
+    /// value is left out. Refuses a kernel without the tracer or without
+    /// `NO_OSNOISE_WORKLOAD`, and a tracefs where a tracer other than `nop` runs.
+    pub fn plan(tracefs: &Path, cpus: &CpuSet) -> Result<Vec<Change>, TracerError> {
         if cpus.is_empty() {
             return Err(TracerError::NoCpus);
         }
         check(tracefs)?;
         let current_path = tracefs.join("current_tracer");
         let current = read_setting(&current_path)?;
-        if current != "nop" && current != "osnoise" {
+        if current != "nop" {
             return Err(TracerError::Busy {
                 path: current_path,
                 current,
             });
         }
-        let clocks = read_setting(&tracefs.join("trace_clock"))?;
+        let clock_path = tracefs.join("trace_clock");
+        let clocks = read_setting(&clock_path)?;
+        if !clocks
+            .split_whitespace()
+            .any(|c| c.trim_matches(['[', ']']) == "mono")
+        {
+            return Err(TracerError::NoMonoClock { path: clock_path });
+        }
         let clock = clocks
             .split_whitespace()
             .find_map(|c| c.strip_prefix('[')?.strip_suffix(']'))
             .unwrap_or("local")
             .to_owned();
-        if !clocks
-            .split_whitespace()
-            .any(|c| c.trim_matches(['[', ']']) == "mono")
-        {
-            return Err(TracerError::NoMonoClock {
-                path: tracefs.join("trace_clock"),
-            });
-        }
         let options = read_setting(&tracefs.join("osnoise/options"))?;
         let workload = workload_option(&options)
             .ok_or(TracerError::NoWorkloadOption)?
             .to_owned();
 
+        let mut plan = Vec::new();
+        let mut step = |file: &str, was: String, set: &str| {
+            if was != set {
+                plan.push(Change {
+                    path: tracefs.join(file),
+                    was,
+                    set: set.to_owned(),
+                });
+            }
+        };
+        step(
+            "tracing_on",
+            read_setting(&tracefs.join("tracing_on"))?,
+            "0",
+        );
+        step("trace_clock", clock, "mono");
+        step(
+            "osnoise/cpus",
+            read_setting(&tracefs.join("osnoise/cpus"))?,
+            &cpus.to_string(),
+        );
+        step("osnoise/options", workload, "NO_OSNOISE_WORKLOAD");
+        for event in NOISE_EVENTS {
+            let file = format!("events/osnoise/{event}/enable");
+            step(&file, read_setting(&tracefs.join(&file))?, "1");
+        }
+        step("current_tracer", current, "osnoise");
+        step("tracing_on", "0".to_owned(), "1");
+        Ok(plan)
+    }
+
+    /// Starts the osnoise tracer on `cpus` in the tracefs directory `tracefs` (from
+    /// [`probe`]): makes the changes of [`NoiseTrace::plan`], in order, each recorded as it
+    /// is made ([`NoiseTrace::changes`]). On an error, what was already changed is put back.
+    pub fn start(tracefs: &Path, cpus: &CpuSet) -> Result<NoiseTrace, TracerError> {
+        let plan = NoiseTrace::plan(tracefs, cpus)?;
         // Built first: if a step fails, dropping it puts back the steps before.
         let mut trace = NoiseTrace {
             tracefs: tracefs.to_path_buf(),
-            changes: Vec::new(),
+            changes: Vec::with_capacity(plan.len()),
         };
-        trace.set("tracing_on", None, "0")?;
-        trace.set("trace_clock", Some(clock), "mono")?;
-        trace.set("osnoise/cpus", None, &cpus.to_string())?;
-        trace.set("osnoise/options", Some(workload), "NO_OSNOISE_WORKLOAD")?;
-        for event in NOISE_EVENTS {
-            trace.set(&format!("events/osnoise/{event}/enable"), None, "1")?;
+        for change in plan {
+            write_setting(&change.path, &change.set)?;
+            trace.changes.push(change);
         }
-        trace.set("current_tracer", Some(current), "osnoise")?;
-        trace.set("tracing_on", None, "1")?;
         Ok(trace)
-    }
-
-    /// Writes `value` to `file` unless it already holds it (`was`, or the file's content),
-    /// recording the change.
-    fn set(&mut self, file: &str, was: Option<String>, value: &str) -> Result<(), TracerError> {
-        let path = self.tracefs.join(file);
-        let was = match was {
-            Some(was) => was,
-            None => read_setting(&path)?,
-        };
-        if was == value {
-            return Ok(());
-        }
-        write_setting(&path, value)?;
-        self.changes.push(Change {
-            path,
-            was,
-            set: value.to_owned(),
-        });
-        Ok(())
     }
 
     /// The settings changed, in the order they were changed.
@@ -797,13 +807,19 @@ pub fn save_atomically(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
     };
     let written = (|| {
         temp.write_all(bytes).map_err(io("write", &temp_path))?;
-        if let Some(meta) = &existing {
+        let mine = temp.metadata().map_err(io("stat", &temp_path))?;
+        if let Some(meta) = existing
+            .as_ref()
+            .filter(|m| (m.uid(), m.gid()) != (mine.uid(), mine.gid()))
+        {
             rustix::fs::fchown(
                 &temp,
                 Some(rustix::fs::Uid::from_raw(meta.uid())),
                 Some(rustix::fs::Gid::from_raw(meta.gid())),
             )
             .map_err(|e| io("chown", &temp_path)(e.into()))?;
+        }
+        if let Some(meta) = &existing {
             temp.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))
                 .map_err(io("chmod", &temp_path))?;
         } else {
