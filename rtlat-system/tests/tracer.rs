@@ -280,16 +280,27 @@ fn the_parser_reads_the_four_events_and_counts_the_malformed_lines() {
 }
 
 #[test]
-fn the_clocks_offset_is_found_per_second_of_trace() {
-    // Local clock 5 µs ahead of mono in the first second, 7 µs in the third: each event is
-    // moved by the offset found near it.
+fn the_clocks_offset_is_found_near_each_event() {
+    // Mono 5 µs behind the local clock around 10 s, 7 µs around 12 s. The threads ran 30 µs
+    // with 5 µs of IRQs inside: the one within 10 ms of an IRQ takes that IRQ's offset
+    // (its true start), the one alone takes its own (late by the 5 µs inside it).
     let text = "\
   <idle>-0 [000] d.h1. 10.000105: irq_noise: local_timer:236 start 10.000105000 duration 5000 ns
+  worker-9 [000] d..3. 10.005030: thread_noise: worker:9 start 10.005000000 duration 30000 ns
   <idle>-0 [000] d.h1. 12.000203: irq_noise: local_timer:236 start 12.000200000 duration 10000 ns
+  worker-9 [000] d..3. 12.500028: thread_noise: worker:9 start 12.500000000 duration 30000 ns
 ";
     let parsed = parse(text);
     let starts: Vec<u64> = parsed.events.iter().map(|e| e.start_ns).collect();
-    assert_eq!(starts, [at(10, 100_000), at(12, 193_000)]);
+    assert_eq!(
+        starts,
+        [
+            at(10, 100_000),
+            at(10, 4_995_000),
+            at(12, 193_000),
+            at(12, 499_998_000)
+        ]
+    );
 }
 
 fn event(cpu: usize, kind: NoiseKind, name: &str, start_ns: u64, duration_ns: u64) -> NoiseEvent {

@@ -43,10 +43,12 @@
 //! at the end of the noise) is on `CLOCK_MONOTONIC`, the clock of [`Spike`]. The events'
 //! own `start` field is stamped by the tracer with `trace_clock_local()` (the scheduler
 //! clock) whatever the trace clock; [`parse`] moves it onto the trace clock with the
-//! smallest `timestamp − start − duration` of the events recorded within a second of it:
-//! that is the offset of the two clocks for a noise nothing interrupted (an NMI, most IRQs),
-//! to within the timestamp's 1 µs resolution, and a second is too short for the two clocks
-//! to drift apart by a µs. Durations are the tracer's: net of the noise that interrupted the
+//! smallest `timestamp − start − duration` of the events recorded within 10 ms of it: that
+//! is the offset of the two clocks for a noise nothing interrupted (an NMI, most IRQs; the
+//! tick gives one every few ms), to within the timestamp's 1 µs resolution; the two clocks
+//! drift apart by tens of ppm, well under a µs in 10 ms. Where only interrupted noise is
+//! near (a thread, with IRQs inside it), the start found is late by at most the time of the
+//! noise inside it. Durations are the tracer's: net of the noise that interrupted the
 //! noise.
 //!
 //! # Tested here against a constructed tree only
@@ -496,25 +498,11 @@ pub fn parse(trace: &str) -> Events {
             None => out.malformed += 1,
         }
     }
-    // The clocks' offset per second of trace time: the smallest stamp − start − duration.
-    let mut offsets: BTreeMap<u64, i128> = BTreeMap::new();
-    for raw in &raws {
-        let offset = raw.stamp_ns as i128 - raw.start_local as i128 - raw.duration_ns as i128;
-        let second = raw.stamp_ns / 1_000_000_000;
-        offsets
-            .entry(second)
-            .and_modify(|o| *o = (*o).min(offset))
-            .or_insert(offset);
-    }
+    let offsets = clock_offsets(&raws);
     out.events = raws
         .into_iter()
-        .map(|raw| {
-            let second = raw.stamp_ns / 1_000_000_000;
-            let offset = offsets
-                .range(second.saturating_sub(1)..=second + 1)
-                .map(|(_, o)| *o)
-                .min()
-                .unwrap_or(0);
+        .zip(offsets)
+        .map(|(raw, offset)| {
             let start_ns = (raw.start_local as i128 + offset).clamp(0, u64::MAX as i128) as u64;
             NoiseEvent {
                 cpu: raw.cpu,
@@ -528,6 +516,49 @@ pub fn parse(trace: &str) -> Events {
         })
         .collect();
     out
+}
+
+/// How near an event the clocks' offset is looked for: the scheduler clock and
+/// `CLOCK_MONOTONIC` drift apart by NTP's correction of the oscillator (tens of ppm), well
+/// under a µs in this time.
+const OFFSET_WINDOW_NS: u64 = 10_000_000;
+
+/// For each event, the offset from the tracer's local clock to the trace clock: the smallest
+/// `stamp − start − duration` of the events stamped within [`OFFSET_WINDOW_NS`] of it (its
+/// own included), a sliding-window minimum over the events in stamp order.
+fn clock_offsets(raws: &[Raw<'_>]) -> Vec<i128> {
+    let candidate =
+        |r: &Raw<'_>| r.stamp_ns as i128 - r.start_local as i128 - r.duration_ns as i128;
+    let mut order: Vec<usize> = (0..raws.len()).collect();
+    order.sort_by_key(|&k| raws[k].stamp_ns);
+    let mut offsets = vec![0; raws.len()];
+    // Indices into `order`, their candidates increasing: the front is the window's minimum.
+    let mut window = std::collections::VecDeque::new();
+    let mut next = 0;
+    for &k in &order {
+        let stamp = raws[k].stamp_ns;
+        while next < order.len() && raws[order[next]].stamp_ns <= stamp + OFFSET_WINDOW_NS {
+            let c = candidate(&raws[order[next]]);
+            while window
+                .back()
+                .is_some_and(|&b: &usize| candidate(&raws[order[b]]) >= c)
+            {
+                window.pop_back();
+            }
+            window.push_back(next);
+            next += 1;
+        }
+        while window
+            .front()
+            .is_some_and(|&f| raws[order[f]].stamp_ns + OFFSET_WINDOW_NS < stamp)
+        {
+            window.pop_front();
+        }
+        offsets[k] = window
+            .front()
+            .map_or(candidate(&raws[k]), |&f| candidate(&raws[order[f]]));
+    }
+    offsets
 }
 
 /// `CPU:2 [LOST 123 EVENTS]`.
