@@ -4,4 +4,5 @@
 mod capture;
 mod facts;
 mod noise;
+mod tracer;
 mod tune;

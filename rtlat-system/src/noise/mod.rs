@@ -90,10 +90,12 @@ pub mod counters;
 pub mod interval;
 pub mod sampler;
 mod source;
+pub mod tracer;
 pub mod verdict;
 pub mod watch;
 
 pub use interval::{CpuInterval, Interval, IntervalRing, TaskRun, ThreadInterval};
 pub use sampler::{Catalog, Config, IdleName, IrqLine, Sampler, SamplerThread, Watched};
+pub use tracer::{NoiseEvent, NoiseKind, NoiseTrace, TracerPath};
 pub use verdict::{Cause, Spike, explain};
 pub use watch::{Findings, SpikeRecord, SpikeWatch, Threshold, Verdict, WatchedThread};
