@@ -2,7 +2,6 @@
 //! no osnoise tracer), the trace parser on text in the kernel's format, the overlap window and
 //! the ranked causes, start and restore on a constructed tracefs tree, and the atomic save.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -10,8 +9,8 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::Facts;
 use rtlat_system::noise::Spike;
 use rtlat_system::noise::tracer::{
-    NOISE_EVENTS, NoiseEvent, NoiseKind, NoiseTrace, SaveError, TracerError, TracerPath, causes,
-    events_overlapping, parse, probe, save_atomically,
+    NOISE_EVENTS, NoiseEvent, NoiseKind, NoiseTrace, TracerError, TracerPath, causes,
+    events_overlapping, parse, probe,
 };
 
 const NOT_MOUNTED: &str =
@@ -499,9 +498,7 @@ fn start_sets_the_tracer_on_the_measured_cpus_and_stop_puts_every_setting_back()
     trace.pause().unwrap();
     assert_eq!(tree.read("tracing_on"), "0\n");
     assert_eq!(trace.events().unwrap().events.len(), 10);
-    let saved = tree.tracefs.parent().unwrap().join("break.trace");
-    trace.save(&saved).unwrap();
-    assert_eq!(std::fs::read_to_string(&saved).unwrap(), TRACE);
+    assert_eq!(trace.read().unwrap(), TRACE, "the text a break saves");
 
     trace.stop().unwrap();
     // Every file written holds its value from before (the selected clock and the option's
@@ -634,47 +631,4 @@ fn not_mounted_tracefs_is_named_with_the_mount_command() {
         probe(&Facts::at(root.path())),
         TracerPath::Absent(NOT_MOUNTED.into())
     );
-}
-
-#[test]
-fn save_replaces_the_file_by_a_rename_keeping_its_mode_and_refuses_a_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("break.trace");
-    std::fs::write(&path, "old trace\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let old_inode = std::fs::metadata(&path).unwrap().ino();
-    // A hard link to the old file keeps the old text: the file was replaced, not rewritten.
-    let link = dir.path().join("old.trace");
-    std::fs::hard_link(&path, &link).unwrap();
-
-    save_atomically(&path, TRACE.as_bytes()).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), TRACE);
-    assert_eq!(std::fs::read_to_string(&link).unwrap(), "old trace\n");
-    let meta = std::fs::metadata(&path).unwrap();
-    assert_ne!(meta.ino(), old_inode);
-    assert_eq!(meta.mode() & 0o7777, 0o640);
-    // No temporary file is left.
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["break.trace", "old.trace"]);
-
-    // A new file.
-    let fresh = dir.path().join("new.trace");
-    save_atomically(&fresh, b"x").unwrap();
-    assert_eq!(std::fs::read(&fresh).unwrap(), b"x");
-
-    // A directory is refused, named, and left alone.
-    let error = save_atomically(dir.path(), b"x").unwrap_err();
-    assert!(matches!(error, SaveError::IsDirectory { .. }));
-    assert_eq!(
-        error.to_string(),
-        format!(
-            "{} is a directory: give a file path for the trace",
-            dir.path().display()
-        )
-    );
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
 }

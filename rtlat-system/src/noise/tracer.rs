@@ -9,7 +9,7 @@
 //! | switch it on, and back off   | [`NoiseTrace::start`], [`NoiseTrace::stop`] (and `Drop`), [`Change`] |
 //! | read it                      | [`parse`] → [`Events`] of [`NoiseEvent`]s              |
 //! | the evidence for a spike     | [`Events::overlapping`] / [`events_overlapping`], [`causes`] |
-//! | keep it                      | [`NoiseTrace::save`], [`save_atomically`]              |
+//! | keep it                      | [`NoiseTrace::read`] (the CLI writes it atomically)     |
 //!
 //! # What the tracer adds over the sampler
 //!
@@ -63,8 +63,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use rtlat_linux::cpuset::CpuSet;
@@ -183,9 +182,6 @@ pub enum TracerError {
     /// Restoring some settings failed (each is named).
     #[error("could not restore: {}", .0.join("; "))]
     Restore(Vec<String>),
-    /// The trace could not be saved.
-    #[error(transparent)]
-    Save(#[from] SaveError),
 }
 
 /// One setting [`NoiseTrace::start`] changed, and what [`NoiseTrace::stop`] writes back.
@@ -330,14 +326,6 @@ impl NoiseTrace {
     /// The noise events recorded so far ([`parse`] of [`NoiseTrace::read`]).
     pub fn events(&self) -> Result<Events, TracerError> {
         Ok(parse(&self.read()?))
-    }
-
-    /// Saves the trace text to `path`, a path the user gave (never one read from a file),
-    /// atomically ([`save_atomically`]).
-    pub fn save(&self, path: &Path) -> Result<(), TracerError> {
-        let text = self.read()?;
-        save_atomically(path, text.as_bytes())?;
-        Ok(())
     }
 
     /// Puts every changed setting back, in reverse order; all are tried, the failures are
@@ -758,125 +746,4 @@ fn duration(ns: u64) -> String {
     } else {
         format!("{ns} ns")
     }
-}
-
-/// Saving a trace failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SaveError {
-    /// The path names a directory.
-    #[error("{} is a directory: give a file path for the trace", path.display())]
-    IsDirectory {
-        /// The path given.
-        path: PathBuf,
-    },
-    /// Writing failed.
-    #[error("cannot {call} {}: {source}", path.display())]
-    Io {
-        /// What was being done.
-        call: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-}
-
-/// Writes `bytes` to `path` atomically: into a new, exclusively created file of an
-/// unpredictable name in the same directory, synced, then renamed over `path`, so a reader
-/// sees the old file or the whole new one. An existing file's mode and owner are kept; a
-/// device or FIFO is written to, not replaced; a directory is refused. `path` must come from
-/// the user, never from a file read.
-pub fn save_atomically(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
-    let io = |call, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SaveError::Io { call, path, source }
-    };
-    let existing = match std::fs::metadata(path) {
-        Ok(meta) => Some(meta),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(io("stat", path)(e)),
-    };
-    if let Some(meta) = &existing {
-        if meta.is_dir() {
-            return Err(SaveError::IsDirectory {
-                path: path.to_path_buf(),
-            });
-        }
-        let kind = meta.file_type();
-        if kind.is_char_device() || kind.is_block_device() || kind.is_fifo() {
-            return OpenOptions::new()
-                .write(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(bytes))
-                .map_err(io("write", path));
-        }
-    }
-    let name = path
-        .file_name()
-        .ok_or_else(|| SaveError::IsDirectory {
-            path: path.to_path_buf(),
-        })?
-        .to_string_lossy();
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut attempt = 0;
-    let (temp_path, mut temp) = loop {
-        let temp_path = dir.join(format!(".{name}.{:016x}.tmp", unpredictable()));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp_path)
-        {
-            Ok(file) => break (temp_path, file),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
-            Err(e) => return Err(io("create a temporary file in", dir)(e)),
-        }
-    };
-    let written = (|| {
-        temp.write_all(bytes).map_err(io("write", &temp_path))?;
-        let mine = temp.metadata().map_err(io("stat", &temp_path))?;
-        if let Some(meta) = existing
-            .as_ref()
-            .filter(|m| (m.uid(), m.gid()) != (mine.uid(), mine.gid()))
-        {
-            rustix::fs::fchown(
-                &temp,
-                Some(rustix::fs::Uid::from_raw(meta.uid())),
-                Some(rustix::fs::Gid::from_raw(meta.gid())),
-            )
-            .map_err(|e| io("chown", &temp_path)(e.into()))?;
-        }
-        if let Some(meta) = &existing {
-            temp.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))
-                .map_err(io("chmod", &temp_path))?;
-        } else {
-            temp.set_permissions(std::fs::Permissions::from_mode(0o644))
-                .map_err(io("chmod", &temp_path))?;
-        }
-        temp.sync_all().map_err(io("sync", &temp_path))?;
-        std::fs::rename(&temp_path, path).map_err(io("rename over", path))
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp_path);
-    }
-    written
-}
-
-/// 64 unpredictable bits (the standard library's per-process random hash keys, mixed with
-/// the time): the temporary name is created exclusively, so this only keeps others from
-/// guessing it.
-fn unpredictable() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    hasher.write_u32(std::process::id());
-    hasher.finish()
 }
