@@ -67,7 +67,9 @@ fn spike_marks(s: &Series, label: &str) -> Vec<SpikeMark> {
         .map(|spike| SpikeMark {
             t: spike.t,
             latency_ns: spike.latency,
-            note: spike.max.then(|| format!("{label}: {}", first_words(spike))),
+            note: spike
+                .max
+                .then(|| format!("{label}: {}", first_words(spike))),
         })
         .collect()
 }

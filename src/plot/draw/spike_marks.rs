@@ -67,7 +67,10 @@ pub fn draw<DB: DrawingBackend>(
             let mut centre = y.clamp(row / 2.0, (height - row / 2.0).max(row / 2.0));
             for _ in 0..figure.entries.len() {
                 let overlaps = placed.iter().any(|&(l, t, r, b)| {
-                    left < r && l < left + text_width && centre - row / 2.0 < b && t < centre + row / 2.0
+                    left < r
+                        && l < left + text_width
+                        && centre - row / 2.0 < b
+                        && t < centre + row / 2.0
                 });
                 if !overlaps {
                     break;
@@ -77,11 +80,19 @@ pub fn draw<DB: DrawingBackend>(
                     centre = row / 2.0;
                 }
             }
-            placed.push((left, centre - row / 2.0, left + text_width, centre + row / 2.0));
+            placed.push((
+                left,
+                centre - row / 2.0,
+                left + text_width,
+                centre + row / 2.0,
+            ));
             area.draw(&Rectangle::new(
                 [
                     (s.px(left - 2.0), s.px(centre - row / 2.0 + 1.0)),
-                    (s.px(left + text_width + 2.0), s.px(centre + row / 2.0 - 1.0)),
+                    (
+                        s.px(left + text_width + 2.0),
+                        s.px(centre + row / 2.0 - 1.0),
+                    ),
                 ],
                 WHITE.mix(0.85).filled(),
             ))
