@@ -377,6 +377,11 @@ fn help_says_how() {
         out.stdout
     );
     assert!(out.stdout.contains("fonts-dejavu-core"));
+    assert!(
+        out.stdout.contains("explained spikes marked there"),
+        "{}",
+        out.stdout
+    );
 }
 
 /// rtlat-after.json with what `rtlat run --explain` adds: four spikes of T0 (its maximum at

@@ -390,6 +390,34 @@ mod tests {
     }
 
     #[test]
+    fn a_spike_label_is_its_first_cause_s_evidence() {
+        use crate::formats::model::CauseRecord;
+        let mut spike = SpikeRecord {
+            cycle: None,
+            latency: 1,
+            t: 0.0,
+            cpu: None,
+            max: true,
+            causes: Some(Vec::new()),
+            unexplained: None,
+        };
+        assert_eq!(first_words(&spike), "no cause found");
+        spike.unexplained = Some("the evidence was no longer kept".into());
+        assert_eq!(first_words(&spike), "no verdict");
+        let cause = |text: &str| CauseRecord {
+            text: text.into(),
+            audit: None,
+            score: None,
+        };
+        spike.causes = Some(vec![cause("IRQ 24 fired 3× on CPU 2: move it"), cause("b")]);
+        assert_eq!(first_words(&spike), "IRQ 24 fired 3× on CPU 2…");
+        spike.causes = Some(vec![cause("a CPU frequency change")]);
+        assert_eq!(first_words(&spike), "a CPU frequency change");
+        spike.causes = Some(vec![cause("1 2 3 4 5 6 7 8 9")]);
+        assert_eq!(first_words(&spike), "1 2 3 4 5 6 7 8…");
+    }
+
+    #[test]
     fn short_file_names() {
         assert_eq!(short_name("before.json"), "before");
         assert_eq!(short_name("cyclictest-h400-2thr.txt"), "cyclictest-h400…");
