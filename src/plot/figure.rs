@@ -1,5 +1,6 @@
 //! What the image shows, whatever it is drawn on: the title, one entry per curve (its legend
-//! text, colour, pattern, steps, maximum and time series) and the ranges of the axes.
+//! text, colour, pattern, steps, maximum, time series and explained spikes) and the ranges of
+//! the axes.
 
 use crate::formats::Series;
 use crate::formats::model::SpikeRecord;
