@@ -387,4 +387,149 @@ fn too_few_files_or_unknown_options_exit_2() {
     let help = compare(&["--help"]);
     assert_eq!(help.code(), 0);
     assert!(help.stdout.contains("Usage: rtlat compare"));
+    assert!(
+        help.stdout
+            .contains("Files from rtlat run --explain also get their explained spikes"),
+        "{}",
+        help.stdout
+    );
+}
+
+/// rtlat-2thr-h200.json with what `rtlat run --explain` adds to its thread 0: seven spikes
+/// (in the order they happened) above a p99.9 threshold, the maximum among them.
+fn with_spikes() -> serde_json::Value {
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(peers().join("rtlat-2thr-h200.json")).unwrap())
+            .unwrap();
+    let causes = |texts: &[&str]| -> serde_json::Value {
+        texts
+            .iter()
+            .map(|t| serde_json::json!({"text": t, "audit": null, "score": 1000}))
+            .collect()
+    };
+    let max_causes = serde_json::json!([
+        {"text": "IRQ 24 (enp1s0) fired 3× on CPU 0: move it with rtlat irq --away-from 0",
+         "audit": "irq-affinity", "score": 90000},
+        {"text": "ksoftirqd/0 (SCHED_OTHER) ran 120 µs on CPU 0", "audit": null, "score": 80000},
+        {"text": "CPU 0 left idle state C6 (exit latency 133 µs): limit C-states",
+         "audit": "idle-states", "score": 70000},
+    ]);
+    let rtlat = &mut doc["thread"]["0"]["rtlat"];
+    rtlat["explain"] = serde_json::json!({
+        "threshold_ns": 177151, "threshold_from": "p99.9", "above_threshold": 9,
+        "left_off": 2, "unseen": 1, "sampler_period_ns": 1000000, "sampler_cpus": [1],
+        "tracer": "absent: no osnoise tracer in this kernel"
+    });
+    rtlat["spikes"] = serde_json::json!([
+        {"cycle": 120, "latency": 180000, "t": 0.12, "cpu": 0, "max": false,
+         "causes": causes(&["timer softirq on CPU 0"])},
+        {"cycle": 400, "latency": 190000, "t": 0.4, "cpu": 0, "max": false, "causes": []},
+        {"cycle": 700, "latency": 200000, "t": 0.7, "cpu": 0, "max": false,
+         "causes": causes(&["r1", "r2", "r3", "r4"])},
+        {"cycle": 1000, "latency": 259973, "t": 1.0, "cpu": 0, "max": true,
+         "causes": max_causes},
+        {"cycle": 1500, "latency": 185000, "t": 1.5, "cpu": null, "max": false, "causes": [],
+         "unexplained": "the evidence was no longer kept"},
+        {"cycle": 2000, "latency": 178000, "t": 2.0, "cpu": 0, "max": false,
+         "causes": causes(&["x"])},
+        {"cycle": 2500, "latency": 177500, "t": 2.5, "cpu": 0, "max": false,
+         "causes": causes(&["y"])},
+    ]);
+    doc
+}
+
+/// `rtlat compare a.json b.json [--json]` in a folder of its own where b.json is `b`.
+fn compare_with(tag: &str, b: &str, args: &[&str]) -> Outcome {
+    let dir = TempDir::new(tag);
+    std::fs::copy(peers().join("rtlat-2thr-h200.json"), dir.join("a.json")).unwrap();
+    std::fs::write(dir.join("b.json"), b).unwrap();
+    let mut all = vec!["a.json", "b.json"];
+    all.extend_from_slice(args);
+    common::rtlat_command("compare", &all, Some(dir.path()), QUICK)
+}
+
+#[test]
+fn explained_spikes_follow_the_tables_worst_first_with_ranked_causes() {
+    let plain = std::fs::read_to_string(peers().join("rtlat-2thr-h200.json")).unwrap();
+    let before = compare_with("compare-plain", &plain, &[]);
+    assert_eq!(before.code(), 0, "{}", before.stderr);
+    assert!(!before.stdout.contains("Spikes"), "{}", before.stdout);
+    let spiky = with_spikes().to_string();
+    let after = compare_with("compare-spikes", &spiky, &[]);
+    assert_eq!(after.code(), 0, "{}", after.stderr);
+    // The tables and verdicts as they were, then the spikes: per file and thread the count
+    // above the threshold and its origin, the worst five (of seven), each with its first
+    // three causes, "no cause found" for [] and the reason where there is no verdict.
+    let section = after
+        .stdout
+        .strip_prefix(before.stdout.as_str())
+        .unwrap_or_else(|| panic!("the tables changed:\n{}", after.stdout));
+    assert_eq!(
+        section,
+        "
+Spikes explained (rtlat run --explain), the worst 5 per thread first
+B b.json
+  T0: 9 latencies above 177.2 µs (threshold: the thread's p99.9); 2 not kept, 1 not seen by the explainer
+    260.0 µs at 1.000 s on CPU 0, cycle 1000 (max)
+      1. IRQ 24 (enp1s0) fired 3× on CPU 0: move it with rtlat irq --away-from 0 [audit: irq-affinity]
+      2. ksoftirqd/0 (SCHED_OTHER) ran 120 µs on CPU 0
+      3. CPU 0 left idle state C6 (exit latency 133 µs): limit C-states [audit: idle-states]
+    200.0 µs at 0.700 s on CPU 0, cycle 700
+      1. r1
+      2. r2
+      3. r3
+      … 1 more cause
+    190.0 µs at 0.400 s on CPU 0, cycle 400
+      no cause found
+    185.0 µs at 1.500 s on CPU unknown, cycle 1500
+      no verdict: the evidence was no longer kept
+    180.0 µs at 0.120 s on CPU 0, cycle 120
+      1. timer softirq on CPU 0
+    … 2 more spikes (rtlat compare --json lists them all)
+"
+    );
+
+    // --json: the same document plus the spikes of the file that has them, all of them.
+    let plain_doc = json(&compare_with("compare-plain-json", &plain, &["--json"]));
+    let mut doc = json(&compare_with("compare-spikes-json", &spiky, &["--json"]));
+    assert!(doc["files"][0].get("explained").is_none());
+    let explained = doc["files"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("explained")
+        .unwrap();
+    assert_eq!(doc, plain_doc, "nothing else changes");
+    assert_eq!(explained.as_array().unwrap().len(), 1, "T1 has no spikes");
+    assert_eq!(explained[0]["series"], "T0");
+    assert_eq!(explained[0]["explain"]["threshold_ns"], 177151);
+    assert_eq!(explained[0]["explain"]["threshold_from"], "p99.9");
+    assert_eq!(explained[0]["explain"]["above_threshold"], 9);
+    let spikes = explained[0]["spikes"].as_array().unwrap();
+    assert_eq!(spikes.len(), 7, "in the order they happened");
+    assert_eq!(spikes[3]["latency_ns"], 259973);
+    assert_eq!(spikes[3]["t_s"], 1.0);
+    assert_eq!(spikes[3]["max"], true);
+    assert_eq!(spikes[3]["causes"][0]["audit"], "irq-affinity");
+    assert_eq!(spikes[1]["causes"], serde_json::json!([]));
+    assert_eq!(spikes[4]["cpu"], serde_json::Value::Null);
+    assert_eq!(spikes[4]["unexplained"], "the evidence was no longer kept");
+}
+
+#[test]
+fn malformed_spikes_refuse_the_file_naming_the_key() {
+    let mut doc = with_spikes();
+    doc["thread"]["0"]["rtlat"]["spikes"][2]["causes"] = serde_json::json!("IRQ");
+    let out = compare_with("compare-bad-spikes", &doc.to_string(), &[]);
+    refused(&out, &[]);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "rtlat compare: b.json: key \"thread.0.rtlat.spikes[2].causes\": expected an array, \
+         found a string (\"IRQ\")"
+    );
+    let mut doc = with_spikes();
+    doc["thread"]["0"]["rtlat"]["spikes"] = serde_json::json!({"latency": 5});
+    refused(
+        &compare_with("compare-bad-spikes-2", &doc.to_string(), &[]),
+        &["b.json", "thread.0.rtlat.spikes", "expected an array"],
+    );
 }

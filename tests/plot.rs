@@ -377,4 +377,172 @@ fn help_says_how() {
         out.stdout
     );
     assert!(out.stdout.contains("fonts-dejavu-core"));
+    assert!(
+        out.stdout.contains("explained spikes marked there"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// rtlat-after.json with what `rtlat run --explain` adds: four spikes of T0 (its maximum at
+/// 1.37 s, explained by an IRQ) and T1's maximum, for which no cause was found.
+fn with_spikes() -> serde_json::Value {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("rtlat-after.json")).unwrap()).unwrap();
+    let t0 = &mut doc["thread"]["0"]["rtlat"];
+    t0["explain"] = serde_json::json!({"threshold_ns": 150000, "threshold_from": "p99.9",
+                                       "above_threshold": 4, "left_off": 0, "unseen": 0});
+    t0["spikes"] = serde_json::json!([
+        {"cycle": 100, "latency": 180745, "t": 0.1, "cpu": 0, "max": false, "causes": []},
+        {"cycle": 1081, "latency": 21996003, "t": 1.37, "cpu": 0, "max": true, "causes": [
+            {"text": "IRQ 24 (enp1s0) fired 3× on CPU 0: move it with rtlat irq --away-from 0",
+             "audit": "irq-affinity"},
+            {"text": "ksoftirqd/0 ran 120 µs", "audit": null}]},
+        {"cycle": 2500, "latency": 154810, "t": 2.5, "cpu": 0, "max": false, "causes": []},
+        {"cycle": 3100, "latency": 1956035, "t": 3.1, "cpu": 0, "max": false, "causes": []},
+    ]);
+    doc["thread"]["1"]["rtlat"]["spikes"] = serde_json::json!([
+        {"cycle": 726, "latency": 13497625, "t": 1.09, "cpu": 1, "max": true, "causes": []}]);
+    doc
+}
+
+/// The centre of a polygon (a triangle's, as plotters draws it around its point).
+fn centre(polygon: &plot_support::Element) -> (f64, f64) {
+    let points: Vec<(f64, f64)> = polygon.attributes["points"]
+        .split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    let n = points.len() as f64;
+    (
+        points.iter().map(|p| p.0).sum::<f64>() / n,
+        points.iter().map(|p| p.1).sum::<f64>() / n,
+    )
+}
+
+/// An attribute as a number.
+fn number(e: &plot_support::Element, key: &str) -> f64 {
+    e.attributes[key].parse().unwrap()
+}
+
+#[test]
+fn explained_spikes_are_marked_on_the_time_panel() {
+    let dir = Scratch::new("spikes");
+    std::fs::create_dir_all(dir.0.join("plain")).unwrap();
+    std::fs::create_dir_all(dir.0.join("spiky")).unwrap();
+    std::fs::create_dir_all(dir.0.join("empty")).unwrap();
+    let (plain, spiky, empty) = (
+        dir.path("plain/run.json"),
+        dir.path("spiky/run.json"),
+        dir.path("empty/run.json"),
+    );
+    std::fs::copy(data("rtlat-after.json"), &plain).unwrap();
+    std::fs::write(&spiky, with_spikes().to_string()).unwrap();
+    // --explain without a spike (no cycles): nothing to mark.
+    let mut doc = with_spikes();
+    doc["thread"]["0"]["rtlat"]["spikes"] = serde_json::json!([]);
+    doc["thread"]["1"]["rtlat"]["spikes"] = serde_json::json!([]);
+    std::fs::write(&empty, doc.to_string()).unwrap();
+    for (file, svg) in [
+        (&plain, "plain.svg"),
+        (&spiky, "spiky.svg"),
+        (&empty, "empty.svg"),
+    ] {
+        plot_ok(&[file, "-o", &dir.path(svg)]);
+    }
+    let image = |name: &str| std::fs::read(dir.path(name)).unwrap();
+    assert!(
+        image("plain.svg") == image("empty.svg"),
+        "without spikes the image is the same"
+    );
+    let plain = Svg::read(Path::new(&dir.path("plain.svg")));
+    assert_eq!(plain.named("polygon").count(), 0);
+    let svg = Svg::read(Path::new(&dir.path("spiky.svg")));
+
+    // One red triangle per spike, nothing else is a polygon.
+    let triangles: Vec<(f64, f64)> = svg.named("polygon").map(centre).collect();
+    assert_eq!(triangles.len(), 5, "four spikes of T0, one of T1");
+    for p in svg.named("polygon") {
+        assert_eq!(p.attributes["fill"], "#C80000");
+        assert_eq!(p.attributes["points"].split_whitespace().count(), 3);
+    }
+    // Each at its (t, latency): the axes' scale from T0's points, drawn in the middle of
+    // their seconds at their maxima (180.745 µs at 0.5 s, 21996.003 µs at 1.5 s).
+    let points: Vec<(f64, f64)> = svg
+        .named("circle")
+        .filter(|c| c.attributes["fill"] == "#1F77B4")
+        .map(|c| (number(c, "cx"), number(c, "cy")))
+        .collect();
+    assert_eq!(points.len(), 5, "T0's five seconds");
+    let (x0, y0) = points[0];
+    let (x1, y1) = points[1];
+    let x_at = |t: f64| x0 + (t - 0.5) * (x1 - x0);
+    let y_at = |us: f64| y0 + (us - 180.745) * (y1 - y0) / (21996.003 - 180.745);
+    let spikes_t0 = [
+        (0.1, 180.745),
+        (1.37, 21996.003),
+        (2.5, 154.81),
+        (3.1, 1956.035),
+    ];
+    for (&(x, y), (t, us)) in triangles.iter().zip(spikes_t0) {
+        assert!(
+            (x - x_at(t)).abs() <= 2.0,
+            "{t} s at x {x}, not {}",
+            x_at(t)
+        );
+        assert!(
+            (y - y_at(us)).abs() <= 2.0,
+            "{us} µs at y {y}, not {}",
+            y_at(us)
+        );
+    }
+    assert!((triangles[4].0 - x_at(1.09)).abs() <= 2.0);
+    assert!((triangles[4].1 - y_at(13497.625)).abs() <= 2.0);
+    // The maxima labelled: the first cause's evidence (the remedy cut), or no cause found;
+    // the legend says what the triangles are.
+    assert!(
+        svg.has_text("T0: IRQ 24 (enp1s0) fired 3× on CPU 0…"),
+        "{:?}",
+        svg.texts()
+    );
+    assert!(svg.has_text("T1: no cause found"));
+    assert!(svg.has_text("T0 (CPU 0) max 21996 µs, ▲ 4 spikes explained"));
+    assert!(svg.has_text("T1 (CPU 1) max 13498 µs, ▲ 1 spike explained"));
+    assert!(
+        !svg.texts().iter().any(|t| t.contains("ksoftirqd")),
+        "the first cause only"
+    );
+}
+
+#[test]
+fn a_spike_label_stays_inside_the_panel() {
+    let dir = Scratch::new("spike-label");
+    let mut doc = with_spikes();
+    // The maximum at the right end, with a cause of many words: the label goes left of
+    // the mark, eight words at most.
+    doc["thread"]["0"]["rtlat"]["spikes"] = serde_json::json!([
+        {"latency": 21996003, "t": 4.99, "cpu": 0, "max": true, "causes": [
+            {"text": "one two three four five six seven eight nine ten eleven twelve"}]}]);
+    doc["thread"]["1"]["rtlat"]
+        .as_object_mut()
+        .unwrap()
+        .remove("spikes");
+    let file = dir.path("run.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let svg_path = dir.path("run.svg");
+    plot_ok(&[&file, "-o", &svg_path]);
+    let svg = Svg::read(Path::new(&svg_path));
+    let label = svg
+        .named("text")
+        .find(|t| t.text.starts_with("T0: "))
+        .expect("the label");
+    assert_eq!(label.text, "T0: one two three four five six seven eight…");
+    let triangle = centre(svg.named("polygon").next().unwrap());
+    assert!(
+        number(label, "x") < triangle.0,
+        "left of the mark at the right edge"
+    );
+    assert!(number(label, "x") > 0.0);
 }

@@ -356,3 +356,22 @@ fn a_result_with_extreme_latencies_is_drawn() {
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+#[test]
+fn malformed_spikes_are_named() {
+    let dir = Scratch::new("bad-spikes");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("rtlat-after.json")).unwrap()).unwrap();
+    doc["thread"]["1"]["rtlat"]["spikes"] = serde_json::json!([{"latency": 5, "t": "soon"}]);
+    let file = dir.path("run.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let svg = dir.path("out.svg");
+    fails(
+        &plot(&[&file, "-o", &svg], &[]),
+        &[
+            "run.json: key \"thread.1.rtlat.spikes[0].t\": expected seconds since the \
+             thread's start, found a string (\"soon\")",
+        ],
+    );
+    assert!(!Path::new(&svg).exists(), "no image");
+}

@@ -152,6 +152,12 @@ pub struct Series {
     pub histogram: Option<Histogram>,
     /// Xenomai's one-line-per-second results (`RTD|`), empty for other formats.
     pub per_second: Vec<Interval>,
+    /// The spikes `rtlat run --explain` explained, in the order they happened; empty for
+    /// other files and formats.
+    pub spikes: Vec<SpikeRecord>,
+    /// How `rtlat run --explain` looked for their causes; `None` for other files and
+    /// formats.
+    pub explain: Option<ExplainRecord>,
 }
 
 impl Series {
@@ -168,6 +174,8 @@ impl Series {
             resolution_ns: 1,
             histogram: None,
             per_second: Vec::new(),
+            spikes: Vec::new(),
+            explain: None,
         }
     }
 
@@ -191,6 +199,61 @@ pub struct Interval {
     pub overruns: u64,
     /// Switches to secondary mode so far.
     pub mode_switches: u64,
+}
+
+/// How `rtlat run --explain` looked for the causes of a thread's spikes (its
+/// `thread.N.rtlat.explain` object); each fact `None` where the file does not state it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExplainRecord {
+    /// The latency a spike had to exceed to be explained, ns.
+    pub threshold_ns: Option<i64>,
+    /// Where that threshold came from: `explain-above`, `break` or `p99.9`.
+    pub threshold_from: Option<String>,
+    /// Latencies above the threshold in all, their records kept or not.
+    pub above_threshold: Option<u64>,
+    /// Those whose record was not kept (only the worst are).
+    pub left_off: Option<u64>,
+    /// Latencies the explainer did not see (its sample stream was full).
+    pub unseen: Option<u64>,
+    /// The evidence sampler's period, ns.
+    pub sampler_period_ns: Option<u64>,
+    /// The CPUs the sampler ran on (empty: any).
+    pub sampler_cpus: Option<Vec<u64>>,
+    /// The osnoise/timerlat tracer path: `used`, or `absent: <why>`.
+    pub tracer: Option<String>,
+}
+
+/// One spike `rtlat run --explain` explained: a latency above the threshold (or the
+/// thread's largest) and its likely causes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpikeRecord {
+    /// The cycle (from 0), where the file states it.
+    pub cycle: Option<u64>,
+    /// The latency, ns.
+    pub latency: i64,
+    /// When it woke, seconds since the thread's start (as the per-second entries' `t`).
+    pub t: f64,
+    /// The CPU it ran on, where known.
+    pub cpu: Option<u64>,
+    /// Whether it is the thread's largest latency.
+    pub max: bool,
+    /// The likely causes, most likely first: `Some(empty)` when none was found, `None` when
+    /// the file gives no list.
+    pub causes: Option<Vec<CauseRecord>>,
+    /// Why there is no verdict, when there is none.
+    pub unexplained: Option<String>,
+}
+
+/// One likely cause of a [`SpikeRecord`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CauseRecord {
+    /// The evidence and its remedy, one line.
+    pub text: String,
+    /// The `rtlat audit` check that covers it, if one does.
+    pub audit: Option<String>,
+    /// The rank key (an estimate of the time taken from the thread, ns, plus a boost for
+    /// events that are never normal), where the file states it.
+    pub score: Option<u64>,
 }
 
 /// How finely a histogram resolves values.

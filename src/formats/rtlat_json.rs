@@ -8,13 +8,20 @@
 //! included with bounds running to `i64::MIN`/`i64::MAX`). This reader takes the series from
 //! those objects (exact ns, percentiles within 0.78 %) and falls back to the cyclictest keys
 //! for a thread without one. The run's `"rtlat"` object gives the version and configuration.
+//!
+//! With `rtlat run --explain`, a thread's `explain` object and its `spikes[]` (each with
+//! `latency` ns, `t` s, `cpu`, `max`, `causes[{text, audit, score}]`, `unexplained`) become
+//! the series' [`ExplainRecord`] and [`SpikeRecord`]s. A malformed value there refuses the
+//! file like any other malformed key: one line naming the key and what it should hold.
 
 use serde_json::{Number, Value};
 
 use super::cyclictest_json;
 use super::error::FormatError;
 use super::json;
-use super::model::{Bucket, Format, Histogram, Resolution, Run, Series};
+use super::model::{
+    Bucket, CauseRecord, ExplainRecord, Format, Histogram, Resolution, Run, Series, SpikeRecord,
+};
 use super::schema::cyclictest::Document;
 use super::schema::rtlat::{self as schema, ThreadExtra};
 use super::schema::{Field, bad_value};
@@ -108,7 +115,97 @@ fn rtlat_series(key: &str, extra: &ThreadExtra, path: &str) -> Result<Series, Fo
     if let Some(h) = extra.histogram.get(&key_path("histogram"))? {
         series.histogram = Some(histogram(h, &key_path("histogram"))?);
     }
+    if let Some(e) = extra.explain.get(&key_path("explain"))? {
+        series.explain = Some(explain(e, &key_path("explain"))?);
+    }
+    if let Some(list) = extra.spikes.get(&key_path("spikes"))? {
+        let list_path = key_path("spikes");
+        series.spikes = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let s_path = format!("{list_path}[{i}]");
+                spike(s.required(&s_path)?, &s_path)
+            })
+            .collect::<Result<_, _>>()?;
+    }
     Ok(series)
+}
+
+/// A thread's `explain` object: every fact optional, none of the wrong kind.
+fn explain(e: &schema::Explain, path: &str) -> Result<ExplainRecord, FormatError> {
+    let key_path = |name: &str| json::path(path, name);
+    Ok(ExplainRecord {
+        threshold_ns: e
+            .threshold_ns
+            .get_as(&key_path("threshold_ns"), "an integer (ns)")?
+            .copied(),
+        threshold_from: e.threshold_from.get(&key_path("threshold_from"))?.cloned(),
+        above_threshold: e
+            .above_threshold
+            .get(&key_path("above_threshold"))?
+            .copied(),
+        left_off: e.left_off.get(&key_path("left_off"))?.copied(),
+        unseen: e.unseen.get(&key_path("unseen"))?.copied(),
+        sampler_period_ns: e
+            .sampler_period_ns
+            .get(&key_path("sampler_period_ns"))?
+            .copied(),
+        sampler_cpus: e.sampler_cpus.get(&key_path("sampler_cpus"))?.cloned(),
+        tracer: e.tracer.get(&key_path("tracer"))?.cloned(),
+    })
+}
+
+/// One of `spikes[]`: `latency` and `t` required (a spike is a latency at a time), the
+/// rest optional.
+fn spike(s: &schema::Spike, path: &str) -> Result<SpikeRecord, FormatError> {
+    let key_path = |name: &str| json::path(path, name);
+    let latency = *s
+        .latency
+        .required_as(&key_path("latency"), "an integer (ns)")?;
+    let t_path = key_path("t");
+    let t_number =
+        s.t.required_as(&t_path, "seconds since the thread's start")?;
+    let t = t_number.as_f64().filter(|t| *t >= 0.0).ok_or_else(|| {
+        bad_value(
+            &t_path,
+            "seconds since the thread's start",
+            &Value::Number(t_number.clone()),
+        )
+    })?;
+    let causes = match s.causes.get(&key_path("causes"))? {
+        None => None,
+        Some(list) => {
+            let list_path = key_path("causes");
+            Some(
+                list.iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let c_path = format!("{list_path}[{i}]");
+                        let c = c.required(&c_path)?;
+                        Ok(CauseRecord {
+                            text: c.text.required(&json::path(&c_path, "text"))?.clone(),
+                            audit: c
+                                .audit
+                                .get(&json::path(&c_path, "audit"))?
+                                .cloned()
+                                .flatten(),
+                            score: c.score.get(&json::path(&c_path, "score"))?.copied(),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, FormatError>>()?,
+            )
+        }
+    };
+    Ok(SpikeRecord {
+        cycle: s.cycle.get(&key_path("cycle"))?.copied(),
+        latency,
+        t,
+        cpu: s.cpu.get(&key_path("cpu"))?.copied().flatten(),
+        max: s.max.get(&key_path("max"))?.copied().unwrap_or(false),
+        causes,
+        unexplained: s.unexplained.get(&key_path("unexplained"))?.cloned(),
+    })
 }
 
 /// rtlat-core's serialized histogram.
@@ -180,4 +277,124 @@ fn histogram(h: &schema::Histogram, path: &str) -> Result<Histogram, FormatError
         line: None,
         message: format!("{path}: {message}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread's `"rtlat"` object with `extra` added, in a minimal rtlat document.
+    fn doc(extra: &str) -> String {
+        format!(r#"{{"thread": {{"0": {{"rtlat": {{"unit": "ns", "cycles": 10{extra}}}}}}}}}"#)
+    }
+
+    #[test]
+    fn explain_and_spikes_are_read() {
+        let run = parse(&doc(r#",
+            "explain": {"threshold_ns": 40000, "threshold_from": "p99.9", "above_threshold": 7,
+                        "left_off": 2, "unseen": 0, "sampler_period_ns": 1000000,
+                        "sampler_cpus": [1], "tracer": "absent: no osnoise"},
+            "spikes": [
+                {"cycle": 3, "latency": 50000, "t": 0.5, "wake_ns": 9, "cpu": 2, "max": false,
+                 "evidence_ns": [1, 9],
+                 "causes": [{"text": "IRQ 24 (enp1s0) fired 3× on CPU 2: move it", "audit": "irq",
+                             "score": 12}, {"text": "ksoftirqd/2", "audit": null}]},
+                {"latency": 90000, "t": 2, "cpu": null, "max": true, "causes": []},
+                {"latency": 45000, "t": 3.25, "unexplained": "evidence no longer kept"}]"#))
+        .unwrap();
+        let s = &run.series[0];
+        let e = s.explain.as_ref().unwrap();
+        assert_eq!(e.threshold_ns, Some(40000));
+        assert_eq!(e.threshold_from.as_deref(), Some("p99.9"));
+        assert_eq!(
+            (e.above_threshold, e.left_off, e.unseen),
+            (Some(7), Some(2), Some(0))
+        );
+        assert_eq!(e.sampler_period_ns, Some(1_000_000));
+        assert_eq!(e.sampler_cpus, Some(vec![1]));
+        assert_eq!(e.tracer.as_deref(), Some("absent: no osnoise"));
+        assert_eq!(s.spikes.len(), 3);
+        let first = &s.spikes[0];
+        assert_eq!((first.cycle, first.latency, first.t), (Some(3), 50000, 0.5));
+        assert_eq!((first.cpu, first.max), (Some(2), false));
+        let causes = first.causes.as_ref().unwrap();
+        assert_eq!(causes[0].text, "IRQ 24 (enp1s0) fired 3× on CPU 2: move it");
+        assert_eq!(
+            (causes[0].audit.as_deref(), causes[0].score),
+            (Some("irq"), Some(12))
+        );
+        assert_eq!((causes[1].audit.as_deref(), causes[1].score), (None, None));
+        assert_eq!((s.spikes[1].cpu, s.spikes[1].max), (None, true));
+        assert_eq!(s.spikes[1].causes, Some(Vec::new()), "[]: no cause found");
+        assert_eq!(s.spikes[2].causes, None);
+        assert_eq!(
+            s.spikes[2].unexplained.as_deref(),
+            Some("evidence no longer kept")
+        );
+    }
+
+    #[test]
+    fn without_explain_there_is_nothing() {
+        let s = &parse(&doc("")).unwrap().series[0];
+        assert!(s.spikes.is_empty() && s.explain.is_none());
+        let s = &parse(&doc(r#", "spikes": []"#)).unwrap().series[0];
+        assert!(s.spikes.is_empty() && s.explain.is_none());
+    }
+
+    #[test]
+    fn malformed_spikes_name_their_key() {
+        for (extra, key, message) in [
+            (
+                r#", "spikes": {"latency": 1}"#,
+                "thread.0.rtlat.spikes",
+                "expected an array, found an object",
+            ),
+            (
+                r#", "spikes": [7]"#,
+                "thread.0.rtlat.spikes[0]",
+                "expected an object, found a number (7)",
+            ),
+            (
+                r#", "spikes": [{"t": 1}]"#,
+                "thread.0.rtlat.spikes[0].latency",
+                "is missing",
+            ),
+            (
+                r#", "spikes": [{"latency": "50 us", "t": 1}]"#,
+                "thread.0.rtlat.spikes[0].latency",
+                "expected an integer (ns), found a string",
+            ),
+            (
+                r#", "spikes": [{"latency": 5, "t": -1}]"#,
+                "thread.0.rtlat.spikes[0].t",
+                "expected seconds since the thread's start, found a \
+                 number (-1)",
+            ),
+            (
+                r#", "spikes": [{"latency": 5, "t": 1, "causes": "IRQ"}]"#,
+                "thread.0.rtlat.spikes[0].causes",
+                "expected an array",
+            ),
+            (
+                r#", "spikes": [{"latency": 5, "t": 1, "causes": [{"audit": "irq"}]}]"#,
+                "thread.0.rtlat.spikes[0].causes[0].text",
+                "is missing",
+            ),
+            (
+                r#", "spikes": [{"latency": 5, "t": 1, "max": "yes"}]"#,
+                "thread.0.rtlat.spikes[0].max",
+                "expected a boolean",
+            ),
+            (
+                r#", "explain": {"above_threshold": -3}"#,
+                "thread.0.rtlat.explain.above_threshold",
+                "expected a non-negative integer",
+            ),
+        ] {
+            let e = parse(&doc(extra)).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("key \"{key}\"")), "{extra}: {e}");
+            assert!(e.contains(message), "{extra}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! What the image shows, whatever it is drawn on: the title, one entry per curve (its legend
-//! text, colour, pattern, steps, maximum and time series) and the ranges of the axes.
+//! text, colour, pattern, steps, maximum, time series and explained spikes) and the ranges of
+//! the axes.
 
 use crate::formats::Series;
+use crate::formats::model::SpikeRecord;
 
 use super::curve::{self, Step};
 use super::input::Input;
@@ -37,6 +39,58 @@ pub struct Entry {
     pub steps: Vec<Step>,
     /// The per-second maxima, where the file has them.
     pub timeline: Option<Timeline>,
+    /// The spikes `rtlat run --explain` explained (none for other files), marked on the
+    /// time panel.
+    pub spikes: Vec<SpikeMark>,
+}
+
+/// One explained spike as the time panel marks it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpikeMark {
+    /// When it woke, seconds since the thread's start.
+    pub t: f64,
+    /// Its latency, ns.
+    pub latency_ns: i64,
+    /// For the thread's largest latency: the label, `T0: ` and its first cause's first
+    /// words, or why there is none.
+    pub note: Option<String>,
+}
+
+/// Words of a cause the label keeps.
+const NOTE_WORDS: usize = 8;
+
+/// The spikes of `s` as marks; `label` names the entry.
+fn spike_marks(s: &Series, label: &str) -> Vec<SpikeMark> {
+    s.spikes
+        .iter()
+        // A time no run can have is not drawn (the reader takes any t from 0).
+        .filter(|spike| spike.t <= time_series::MAX_TIME_S)
+        .map(|spike| SpikeMark {
+            t: spike.t,
+            latency_ns: spike.latency,
+            note: spike
+                .max
+                .then(|| format!("{label}: {}", first_words(spike))),
+        })
+        .collect()
+}
+
+/// What the label of a thread's largest spike says: its most likely cause's evidence (the
+/// words before the remedy, at most [`NOTE_WORDS`]), `no cause found`, or `no verdict`.
+fn first_words(spike: &SpikeRecord) -> String {
+    if let Some(cause) = spike.causes.as_deref().and_then(|c| c.first()) {
+        let evidence = cause.text.split(": ").next().unwrap_or_default().trim();
+        let words: Vec<&str> = evidence.split_whitespace().collect();
+        let mut text = words[..words.len().min(NOTE_WORDS)].join(" ");
+        if words.len() > NOTE_WORDS || evidence.len() < cause.text.trim().len() {
+            text.push('…');
+        }
+        return text;
+    }
+    match (&spike.unexplained, &spike.causes) {
+        (None, Some(_)) => "no cause found".to_string(),
+        _ => "no verdict".to_string(),
+    }
 }
 
 /// The histogram panel's axes.
@@ -148,13 +202,15 @@ pub fn build(
             } else {
                 String::new()
             };
+            let label = if several {
+                format!("{} {}", short_name(&input.name), s.label)
+            } else {
+                s.label.clone()
+            };
             entries.push(Entry {
                 legend: format!("{prefix}{}", legend_text(s)),
-                label: if several {
-                    format!("{} {}", short_name(&input.name), s.label)
-                } else {
-                    s.label.clone()
-                },
+                spikes: spike_marks(s, &label),
+                label,
                 colour: style::colour(if distinct { entries.len() } else { index }),
                 dash: style::dash(file),
                 max_ns: s.max,
@@ -170,6 +226,16 @@ pub fn build(
         .any(|e| !e.steps.is_empty())
         .then(|| histogram_axes(&entries, low, high, bin_ns, cut_ns.is_some()));
     let time = time_axes(&entries);
+    if time.is_some() {
+        // What the marks on the time panel are.
+        for entry in entries.iter_mut() {
+            match entry.spikes.len() {
+                0 => {}
+                1 => entry.legend.push_str(", ▲ 1 spike explained"),
+                n => entry.legend.push_str(&format!(", ▲ {n} spikes explained")),
+            }
+        }
+    }
     if histogram.is_none() && time.is_none() {
         let names: Vec<&str> = inputs.iter().map(|i| i.path.as_str()).collect();
         return Err(format!(
@@ -226,14 +292,18 @@ fn time_axes(entries: &[Entry]) -> Option<TimeAxes> {
     if timelines.is_empty() {
         return None;
     }
+    // Every window and every explained spike lies on the panel.
+    let spikes = || entries.iter().flat_map(|e| e.spikes.iter());
     let t_end = timelines
         .iter()
         .filter_map(|t| t.points.last().map(|p| p.0 + t.period_s))
+        .chain(spikes().map(|s| s.t))
         .fold(1.0, f64::max);
     let maxima = || {
         timelines
             .iter()
             .flat_map(|t| t.points.iter().filter_map(|p| p.1))
+            .chain(spikes().map(|s| s.latency_ns))
     };
     let top_ns = maxima().max().unwrap_or(1000).max(1000);
     let bottom_ns = maxima().min().unwrap_or(0).min(0);
@@ -318,6 +388,34 @@ mod tests {
         assert_eq!(format_us(429_258, 1), "429.3 µs");
         assert_eq!(format_us(2_623_007, 1), "2623 µs");
         assert_eq!(format_us(-1_500, 1), "-1.5 µs");
+    }
+
+    #[test]
+    fn a_spike_label_is_its_first_cause_s_evidence() {
+        use crate::formats::model::CauseRecord;
+        let mut spike = SpikeRecord {
+            cycle: None,
+            latency: 1,
+            t: 0.0,
+            cpu: None,
+            max: true,
+            causes: Some(Vec::new()),
+            unexplained: None,
+        };
+        assert_eq!(first_words(&spike), "no cause found");
+        spike.unexplained = Some("the evidence was no longer kept".into());
+        assert_eq!(first_words(&spike), "no verdict");
+        let cause = |text: &str| CauseRecord {
+            text: text.into(),
+            audit: None,
+            score: None,
+        };
+        spike.causes = Some(vec![cause("IRQ 24 fired 3× on CPU 2: move it"), cause("b")]);
+        assert_eq!(first_words(&spike), "IRQ 24 fired 3× on CPU 2…");
+        spike.causes = Some(vec![cause("a CPU frequency change")]);
+        assert_eq!(first_words(&spike), "a CPU frequency change");
+        spike.causes = Some(vec![cause("1 2 3 4 5 6 7 8 9")]);
+        assert_eq!(first_words(&spike), "1 2 3 4 5 6 7 8…");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! (latency in µs on a linear x axis, number of samples on a log y axis from 1, one curve per
 //! thread or CPU, each maximum marked), several files on one plot for before/after, and for
 //! files with a time series (rtlat JSON, Xenomai `latency` output) a second panel in the same
-//! image with each second's maximum over time.
+//! image with each second's maximum over time (and, for `rtlat run --explain` files, each
+//! explained spike marked on it, the largest labelled with its likely cause).
 //!
 //! The files are read by [`crate::formats`] (format detected from the content); the figure
 //! is built independently of the output (`figure`), then drawn with plotters (`draw`) on

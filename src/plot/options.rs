@@ -18,7 +18,10 @@ the axis spans more than 4 ms, as the axis then says). Several files go on one p
 line pattern.
 
 Files that carry a time series (rtlat run --json, Xenomai latency output) get a second panel
-below the histogram in the same image: the largest latency of each second over time.
+below the histogram in the same image: the largest latency of each second over time. Files of
+rtlat run --explain also have their explained spikes marked there, a small red triangle at
+each spike's time and latency, and each thread's largest labelled with its most likely
+cause's first words (or \"no cause found\"); the legend counts them.
 
 Files are detected from their content: rtlat or cyclictest --json files, cyclictest -h/-H
 histogram output, jitterdebugger results.json, Xenomai latency output and its -g gnuplot file.

@@ -7,6 +7,7 @@
 
 mod json;
 mod report;
+mod spikes;
 mod table;
 
 use std::path::Path;
@@ -27,10 +28,19 @@ Files are detected from their content: rtlat or cyclictest --json files, cyclict
 histogram output, jitterdebugger results.json, Xenomai latency output and its -g gnuplot file.
 Percentiles come from the histogram each file carries (n/a where it has none).
 
+Files from rtlat run --explain also get their explained spikes, after the verdicts: per
+thread, how many latencies were above the threshold and where it came from, then the worst
+{shown} spikes (latency, seconds since the thread's start, CPU, (max) for the largest), each
+followed by its first {causes} likely causes, most likely first (\"no cause found\" when there were
+none, \"no verdict: WHY\" when there could be none). --json lists every spike under
+files[].explained.
+
 Options:
 {}
 Exit status: 0, or 2 when a file is missing or not a latency result.",
-        options::help::options(SPECS, 14)
+        options::help::options(SPECS, 14),
+        shown = spikes::SPIKES_SHOWN,
+        causes = spikes::CAUSES_SHOWN,
     )
 }
 

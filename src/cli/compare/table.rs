@@ -1,10 +1,12 @@
-//! The text report: the files, one table per series, notes, and the verdicts.
+//! The text report: the files, one table per series, notes, the verdicts, and the spikes
+//! `rtlat run --explain` explained (where a file has them).
 
 use std::fmt::Write as _;
 
 use rtlat::formats::{Percentile, Run};
 
 use super::report::{Cell, Comparison, Value, file_name, micros, signed};
+use super::spikes;
 
 /// The tag of file `i` in the tables: `A`, `B` … `Z`, then `F27` ….
 pub fn tag(i: usize) -> String {
@@ -166,5 +168,6 @@ pub fn render(c: &Comparison) -> String {
             );
         }
     }
+    out.push_str(&spikes::render(c));
     out
 }

@@ -13,6 +13,7 @@ mod heading;
 mod histogram_panel;
 mod legend;
 mod max_markers;
+mod spike_marks;
 mod ticks;
 mod time_panel;
 

@@ -1,11 +1,12 @@
 //! The time panel: the largest latency of each second (or longer window) over the run, one
-//! line per thread, a gap where a window had no cycles.
+//! line per thread, a gap where a window had no cycles, and the spikes `rtlat run --explain`
+//! explained marked over them.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::ticks::{label_areas, linear_label, linear_labels, tick_step};
-use super::{MARGIN, Scale, mesh_colours, stroke};
+use super::{MARGIN, Scale, mesh_colours, spike_marks, stroke};
 use crate::plot::figure::{Figure, TimeAxes};
 use crate::plot::style::size;
 use crate::plot::text::Measure;
@@ -95,7 +96,7 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
-    Ok(())
+    spike_marks::draw(&chart, figure, unit_s, measure, s)
 }
 
 /// The time axis' unit for a run of `t_end` seconds: seconds up to ten minutes, minutes up
