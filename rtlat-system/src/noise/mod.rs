@@ -1,4 +1,4 @@
-//! Spike evidence without a tracer: what ran and what fired on the measured CPUs, sampled
+//! Spike evidence, with or without a tracer: what ran and what fired on the measured CPUs, sampled
 //! cheaply and often by a non-real-time thread, and a [verdict](verdict::explain) that names
 //! the likely causes of a late wake-up ("why did it spike", issue 16).
 //!
@@ -8,6 +8,8 @@
 //! | intervals ([`interval`])       | [`Interval`] (per-CPU deltas), [`IntervalRing`] (bounded) |
 //! | the sampler ([`sampler`])      | [`Sampler`], [`SamplerThread`], [`Config`], [`Catalog`] |
 //! | the verdict ([`verdict`])      | [`Spike`], [`Cause`], [`explain`]     |
+//! | the watch ([`watch`])          | [`SpikeWatch`], [`Threshold`], [`Findings`] |
+//! | the tracer path ([`tracer`])   | [`tracer::probe`], [`NoiseTrace`], [`tracer::causes`] |
 //!
 //! Files are read through a [`Facts`](crate::Facts) root, so tests can use captured trees;
 //! every file is read into a buffer of fixed size (4 MiB for `/proc/interrupts`, 4 KiB for
@@ -45,46 +47,27 @@
 //!
 //! # Correlation with the measuring loop
 //!
-//! The loop does not read any of this and must not change beyond one store per cycle. A
-//! spike is given to [`explain`] as [`Spike`]: its CPU, the previous wake-up and the late
-//! one on `CLOCK_MONOTONIC` (the samples' clock).
+//! The loop does not read any of this and adds one store per cycle: its wake-up time into
+//! slot `k mod 4096` of its tap (rtlat-engine `tap`). The main thread reads the taps every
+//! 10 ms, rebuilds each cycle's deadline exactly as the cycle engine moves it (so every
+//! latency is the engine's own), and gives every cycle to a [`SpikeWatch`]: a latency above
+//! the threshold, or a new maximum, waits there until the sampler has sampled past its
+//! wake-up, then becomes a [`Spike`] (the previous deadline to the late wake-up) and is
+//! explained while its evidence is in the ring (2 s). Verdicts take at most 2 ms of the main
+//! thread per pass (the sampler waits meanwhile) and are reused for spikes in the same
+//! sampler interval.
 //!
-//! - **The run's maximum needs no store at all**: rtlat-core's `CycleEngine::max()` already
-//!   keeps the worst latency and its cycle `k`; the schedule is `deadline(k) = start +
-//!   k·interval`, so the late wake-up is `deadline(k) + max` and the previous wake-up is no
-//!   earlier than `deadline(k − 1)`, which gives the window `[deadline(k−1), deadline(k) +
-//!   max]` ([`Spike::of_cycle`]). The main thread asks the sampler when the run ends (the
-//!   ring keeps 2 s: see "What is left" 1).
-//! - **Every spike above a threshold needs no store either**: `rtlat run --spike=<µs>`
-//!   (cyclictest's option) already makes the loop keep `(latency, wake-up ticks)` of every
-//!   cycle above the trigger, up to `--spike-nodes`, on the path of its optional features
-//!   (rtlat-engine `run/thread.rs`, `RunCycle::after`, `spike_above_ns`). `--explain` can set
-//!   that trigger to `--explain-above` and turn each entry into a spike with
-//!   [`Spike::of_wake`]. The loop is unchanged: a run with `--explain` runs the code of a run
-//!   with `--spike`. The list is read when the thread ends, so the evidence must still be
-//!   there then: see "What is left" 1.
-//! - **Only if evidence must be matched while the run goes** (a live verdict in `rtlat
-//!   monitor`): one store per cycle, the loop writing its latency (an `AtomicI32`, relaxed)
-//!   into slot `k mod 1024` of a ring the sampler scans each period. Not built: it must pass
-//!   `benches/vs-cyclictest.sh` (instructions ≤ 0.70× cyclictest's). A cheaper variant for
-//!   "each second's worst": the per-second window already compares each latency with its
-//!   maximum; keeping that maximum's cycle is a store only when the maximum grows.
+//! The run's clock must be `CLOCK_MONOTONIC` (the default; `rtlat run --explain` refuses
+//! another), the clock the samples are taken on.
 //!
-//! The run's clock must be `CLOCK_MONOTONIC` (the default) for the times to match; with
-//! another clock, offset them by the difference of the two clocks read together.
+//! # The tracer path
 //!
-//! # What is left (issue 16)
-//!
-//! 1. Evidence for a whole run: the ring keeps 2 s, a run lasts longer. Keep, beside the ring,
-//!    the *notable* intervals only (those the verdict's bars would flag against the running
-//!    baseline, and any with a preemption, a migration or throttling), in a second bounded
-//!    ring, plus the baseline rates; explain the `--spike` list at the end against them.
-//! 2. `rtlat run --explain [--explain-above µs]`: start [`SamplerThread`] on the housekeeping
-//!    CPUs for the measured CPUs and threads (their tids come from the engine's set-up), print
-//!    one verdict per spike and for the maximum; then `thread.N.rtlat.spikes[]` in the JSON,
-//!    `rtlat compare`, `rtlat plot`, `rtlat monitor` and `rtlat servo`.
-//! 3. The tracer path (osnoise/timerlat) where the kernel has it.
-//! 4. Accuracy over 20 injected spikes of each kind (the live tests pass 20 of 20 each here).
+//! Where the kernel has the osnoise tracer (with its `OSNOISE_WORKLOAD` option), [`tracer`]
+//! runs it on the measured CPUs without its own workload, and its irq, softirq, thread and
+//! NMI noise events within a spike's window are added to the verdict (exact times and
+//! durations, and no blind spot for short tasks); on a break (`-b`) its trace is saved. This
+//! machine's kernel has no osnoise tracer: that path is tested against a constructed tracefs
+//! tree only (rtlat-system `tests/tracer.rs`).
 
 pub mod counters;
 pub mod interval;

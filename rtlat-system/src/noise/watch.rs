@@ -1,12 +1,12 @@
 //! The spike watch: one measuring thread's samples in, a record of each spike out, explained
 //! while its evidence is still in the [sampler](super::sampler)'s ring (`rtlat run --explain`).
 //!
-//! The measuring loop never calls this. It pushes every cycle's (cycle, latency, wake-up) into
-//! its lock-free sample ring (rtlat-core `ring::SampleRing`, the stores of `-v`), and a
-//! non-real-time thread drains that ring into [`SpikeWatch::observe`] and calls
+//! The measuring loop never calls this. It stores each cycle's wake-up (one store: rtlat-engine
+//! `tap`), and a non-real-time thread reads every cycle's (cycle, latency, wake-up) back from
+//! there into [`SpikeWatch::observe`] and calls
 //! [`SpikeWatch::settle`] every few milliseconds: each latency above the threshold (and each
 //! new maximum) waits there until the sampler has sampled past its wake-up, then is explained
-//! against the intervals around it ([`explain`](super::verdict::explain)). The sampler keeps
+//! against the intervals around it ([`explain`]). The sampler keeps
 //! 2 s of intervals, so a spike is explained within about 2 s of happening, and a run of any
 //! length keeps a record for each spike (the worst [`SpikeWatch::new`]'s `nodes` of them)
 //! and always for its maximum.
@@ -112,7 +112,7 @@ pub struct Findings {
     pub above_threshold: u64,
     /// Spikes above the threshold whose record was not kept.
     pub left_off: u64,
-    /// Samples the watch did not see (the sample ring was full), as the ring counted them.
+    /// Cycles the watch did not see (overwritten in the tap before they were read).
     pub unseen: u64,
     /// The records kept, in the order the spikes happened; the maximum is among them.
     pub spikes: Vec<SpikeRecord>,
@@ -196,7 +196,7 @@ impl SpikeWatch {
     pub fn observe(&mut self, cycle: u64, latency_ns: i64, wake_ns: u64) {
         if self.origin_ns.is_none() {
             // The schedule's start: cycle k's deadline is start + (k + 1)·interval while no
-            // deadline was skipped (the first sample seen is cycle 0 unless the ring was full).
+            // deadline was skipped (the first cycle seen is cycle 0 unless it was overwritten).
             let deadline = wake_ns.saturating_add_signed(latency_ns.saturating_neg());
             self.origin_ns = Some(
                 deadline.saturating_sub(
@@ -285,7 +285,7 @@ impl SpikeWatch {
     /// The findings once the run is over: `sampler` has sampled once more after the last
     /// cycle; `max` is the engine's own (latency, cycle) of the thread's largest latency,
     /// which is marked (and recorded as unexplained if the watch never saw it); `unseen` is
-    /// the sample ring's count of samples lost.
+    /// the count of cycles the reader lost.
     pub fn finish(mut self, sampler: &Sampler, max: Option<(i64, u64)>, unseen: u64) -> Findings {
         self.settle(sampler);
         // Whatever still waits: the sampler never passed its wake-up.
@@ -301,17 +301,27 @@ impl SpikeWatch {
             match spikes.iter_mut().find(|r| r.cycle == cycle) {
                 Some(record) => record.max = true,
                 None => {
-                    // Not seen (the ring was full): the maximum still has its record.
-                    let (from, to) = (0, 0);
+                    // Not seen (the tap was overwritten first): the maximum still has its
+                    // record, its wake-up placed on the schedule from its cycle (exact unless
+                    // deadlines were skipped before it), with no evidence window.
+                    let wake_ns = self.origin_ns.map_or(0, |origin| {
+                        origin
+                            .saturating_add(
+                                cycle
+                                    .saturating_add(1)
+                                    .saturating_mul(self.thread.interval_ns),
+                            )
+                            .saturating_add_signed(latency_ns)
+                    });
                     spikes.push(SpikeRecord {
                         cycle,
                         latency_ns,
-                        wake_ns: 0,
-                        window_ns: (from, to),
+                        wake_ns,
+                        window_ns: (0, 0),
                         cpu: self.thread.cpu,
                         max: true,
                         verdict: Verdict::Unexplained(
-                            "the spike watch did not see this sample (the sample ring was full)"
+                            "the spike watch did not see this cycle (the tap was overwritten before it was read)"
                                 .into(),
                         ),
                     });

@@ -339,7 +339,16 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     }
 
     // --explain: the spikes still waiting for evidence are explained after one last sample.
-    let explained = explainer.map(|e| e.finish(&shared, &reports));
+    // With the osnoise tracer, a break (-b) keeps its trace in a file beside the JSON, or in
+    // the current directory.
+    let break_trace = (shared.break_tid.load(Ordering::Acquire) != 0).then(|| {
+        let name = format!("rtlat-break-{}.trace", std::process::id());
+        match config.json.as_deref().filter(|p| p.as_os_str() != "-") {
+            Some(json) => json.with_file_name(name),
+            None => std::path::PathBuf::from(name),
+        }
+    });
+    let explained = explainer.map(|e| e.finish(&shared, &reports, break_trace.as_deref()));
 
     finish(
         &config,

@@ -1,9 +1,11 @@
 //! `rtlat run --explain`: the evidence sampler on the CPUs no thread measures, one spike watch
-//! per measuring thread fed from its sample ring by the main thread, and at the end a verdict
-//! per spike: printed after the results and written to the JSON (`thread.N.rtlat.spikes`).
+//! per measuring thread fed from its wake-up tap by the main thread (which moves to those
+//! CPUs too), and at the end a verdict per spike: printed after the results and written to
+//! the JSON (`thread.N.rtlat.explain`, `spikes`).
 //!
-//! The measuring loop only pushes each sample into its ring (the stores `-v` makes); all of
-//! this runs on the main thread and on the sampler's thread, both non-real-time.
+//! The measuring loop only stores each cycle's wake-up (one store per cycle: rtlat-engine
+//! `tap`); all of this runs on the main thread and on the sampler's thread, both
+//! non-real-time.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -12,10 +14,12 @@ use rtlat::formats::schema::Field;
 use rtlat::formats::schema::rtlat::{Explain, Spike, SpikeCause};
 use rtlat_engine::run::{RunShared, ThreadReport};
 use rtlat_engine::tap::TapReader;
+use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::Facts;
+use rtlat_system::noise::tracer::{self, TracerPath};
 use rtlat_system::noise::{
-    Config, Findings, Sampler, SamplerThread, SpikeWatch, Threshold, Verdict, Watched,
-    WatchedThread,
+    Config, Findings, NoiseTrace, Sampler, SamplerThread, Spike as NoiseSpike, SpikeWatch,
+    Threshold, Verdict, Watched, WatchedThread,
 };
 use serde_json::Number;
 
@@ -40,6 +44,8 @@ pub struct Explainer {
     main_moved: bool,
     period_ns: u64,
     tracer: String,
+    /// The osnoise tracer, where the kernel has it.
+    trace: Option<NoiseTrace>,
 }
 
 /// One thread's findings with what the report needs to place them.
@@ -113,6 +119,7 @@ impl Explainer {
             (None, Some(b)) => Threshold::Break((b * unit) as i64),
             (None, None) => Threshold::P999,
         };
+        let (trace, tracer) = start_tracer(&measured);
         let readers = plan
             .threads
             .iter()
@@ -141,7 +148,8 @@ impl Explainer {
             housekeeping,
             main_moved,
             period_ns,
-            tracer: tracer_state(),
+            tracer,
+            trace,
         })
     }
 
@@ -208,11 +216,41 @@ impl Explainer {
 
     /// Ends the sampler (after one last sample, past every wake-up) and gives each thread's
     /// findings; the threads have ended (joined).
-    pub fn finish(mut self, shared: &RunShared, reports: &[ThreadReport]) -> Explained {
+    pub fn finish(
+        mut self,
+        shared: &RunShared,
+        reports: &[ThreadReport],
+        break_trace: Option<&std::path::Path>,
+    ) -> Explained {
         self.take(shared, true);
         let mut sampler = self.sampler.stop();
         if let Ok(now) = rtlat_linux::PosixClock::monotonic().now_ns() {
             sampler.sample(now);
+        }
+        // The tracer's events, read once; on a break its trace is kept in a file.
+        let events = self.trace.as_ref().and_then(|trace| {
+            let _ = trace.pause();
+            if let Some(path) = break_trace {
+                match trace.read() {
+                    Ok(text) => match rtlat::atomic_file::write_atomically(path, text.as_bytes()) {
+                        Ok(()) => crate::errln!(
+                            "# --explain: the trace of the break is in {}",
+                            path.display()
+                        ),
+                        Err(e) => crate::errln!(
+                            "warning: --explain: cannot write the trace to {}: {e}",
+                            path.display()
+                        ),
+                    },
+                    Err(e) => crate::errln!("warning: --explain: cannot read the trace: {e}"),
+                }
+            }
+            trace.events().ok()
+        });
+        if let Some(trace) = self.trace.take()
+            && let Err(e) = trace.stop()
+        {
+            crate::errln!("warning: --explain: {e}");
         }
         let threads = self
             .watches
@@ -221,9 +259,14 @@ impl Explainer {
             .enumerate()
             .map(|(i, (watch, reader))| {
                 let origin_ns = watch.origin_ns();
+                let tid = watch.thread().tid;
                 let max = reports.get(i).and_then(|r| r.max_at);
+                let mut findings = watch.finish(&sampler, max, reader.lost());
+                if let Some(events) = &events {
+                    add_tracer_causes(&mut findings, events, tid);
+                }
                 ThreadFindings {
-                    findings: watch.finish(&sampler, max, reader.lost()),
+                    findings,
                     origin_ns,
                 }
             })
@@ -237,21 +280,48 @@ impl Explainer {
     }
 }
 
-/// The tracer path's state on this machine, one line: `absent: <why>` where the kernel has
-/// no osnoise tracer.
-fn tracer_state() -> String {
-    let available = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-        .iter()
-        .find_map(|dir| std::fs::read_to_string(format!("{dir}/available_tracers")).ok());
-    match available {
-        None => {
-            "absent: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)".into()
+/// Adds to each spike's verdict the tracer's noise events on its CPU within its window, and
+/// ranks the causes again.
+fn add_tracer_causes(findings: &mut Findings, events: &tracer::Events, tid: u32) {
+    for record in &mut findings.spikes {
+        let (Some(cpu), Verdict::Causes(causes)) = (record.cpu, &mut record.verdict) else {
+            continue;
+        };
+        if record.window_ns == (0, 0) {
+            continue;
         }
-        Some(list) if !list.split_whitespace().any(|t| t == "osnoise") => format!(
-            "absent: this kernel's tracefs lists no osnoise tracer (available: {})",
-            list.trim()
-        ),
-        Some(_) => "absent: the osnoise tracer is listed but rtlat does not drive it yet".into(),
+        let spike = NoiseSpike {
+            cpu,
+            tid: Some(tid),
+            previous_wake_ns: record.window_ns.0,
+            wake_ns: record.window_ns.1,
+            latency_ns: record.latency_ns,
+        };
+        causes.extend(tracer::causes(events.overlapping(&spike)));
+        causes.sort_by_key(|c| std::cmp::Reverse(c.score));
+    }
+}
+
+/// The osnoise tracer on the measured CPUs, where the kernel has it (its changes printed;
+/// undone when it stops), and its state in one line: `used (osnoise tracer)`, `absent: …`, or
+/// `not used: …` when starting it failed (the sampler's evidence stands alone then).
+fn start_tracer(measured: &[usize]) -> (Option<NoiseTrace>, String) {
+    let tracefs = match tracer::probe(&Facts::live()) {
+        TracerPath::Absent(why) => return (None, why),
+        TracerPath::Available(dir) => dir,
+    };
+    let cpus = match CpuSet::from_cpus(measured.iter().copied()) {
+        Ok(cpus) => cpus,
+        Err(e) => return (None, format!("not used: {e}")),
+    };
+    match NoiseTrace::start(&tracefs, &cpus) {
+        Ok(trace) => {
+            for change in trace.changes() {
+                crate::errln!("# --explain: tracefs {change}");
+            }
+            (Some(trace), "used (osnoise tracer)".into())
+        }
+        Err(e) => (None, format!("not used: {e}")),
     }
 }
 
@@ -311,7 +381,10 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
                 String::new()
             },
             if f.unseen > 0 {
-                format!(", {} samples not seen (the sample ring was full)", f.unseen)
+                format!(
+                    ", {} cycles not seen (overwritten before they were read)",
+                    f.unseen
+                )
             } else {
                 String::new()
             },
@@ -409,7 +482,7 @@ pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Fiel
                 },
                 cpu: s.cpu.map(|c| c as u64).into(),
                 max: s.max.into(),
-                evidence_ns: if s.wake_ns > 0 {
+                evidence_ns: if s.window_ns != (0, 0) {
                     vec![s.window_ns.0, s.window_ns.1].into()
                 } else {
                     Field::Absent

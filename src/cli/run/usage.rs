@@ -75,7 +75,14 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              \x20                        (e.g. performance); the previous one is restored at exit\n\
              \x20     --backend=linux|xenomai  what the threads sleep on: linux (default), or\n\
              \x20                        Xenomai Alchemy tasks on their periodic timers (a binary\n\
-             \x20                        built with the xenomai feature; same output and JSON)\n",
+             \x20                        built with the xenomai feature; same output and JSON)\n\
+             \x20     --explain          name the likely causes of each spike: a sampler on the\n\
+             \x20                        CPUs no thread measures reads IRQs, softirqs, the tasks\n\
+             \x20                        that ran, idle states, frequency and the threads' own\n\
+             \x20                        preemptions and migrations every 5 ms; a verdict per\n\
+             \x20                        spike after the results and in --json (spikes[])\n\
+             \x20     --explain-above=N  explain every latency above N (unit of -b); default -b's\n\
+             \x20                        value, else each thread's p99.9 once known\n",
         );
         text.push_str(&format!(
             "\x20     --profile=NAME     a board's settings as defaults: one thread per board CPU\n\

@@ -98,8 +98,8 @@ pub struct Explain {
     /// Those whose record was not kept (only the worst are kept, a bounded number).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub left_off: Field<u64>,
-    /// Latencies the explainer did not see (its sample stream was full), kept out of
-    /// `above_threshold`.
+    /// Cycles the explainer did not see (overwritten in its tap before it read them), kept
+    /// out of `above_threshold`.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub unseen: Field<u64>,
     /// The evidence sampler's period, ns.
