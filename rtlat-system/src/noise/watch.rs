@@ -189,9 +189,13 @@ impl SpikeWatch {
             // The schedule's start: cycle k's deadline is start + (k + 1)·interval while no
             // deadline was skipped (the first sample seen is cycle 0 unless the ring was full).
             let deadline = wake_ns.saturating_add_signed(latency_ns.saturating_neg());
-            self.origin_ns = Some(deadline.saturating_sub(
-                cycle.saturating_add(1).saturating_mul(self.thread.interval_ns),
-            ));
+            self.origin_ns = Some(
+                deadline.saturating_sub(
+                    cycle
+                        .saturating_add(1)
+                        .saturating_mul(self.thread.interval_ns),
+                ),
+            );
         }
         self.seen += 1;
         self.histogram.record(latency_ns);
@@ -242,10 +246,8 @@ impl SpikeWatch {
         }
         let sampled_to = sampler.ring().iter().last().map_or(0, |i| i.end_ns);
         let ready: Vec<Candidate> = {
-            let (ready, waiting): (Vec<Candidate>, Vec<Candidate>) = self
-                .pending
-                .iter()
-                .partition(|c| c.wake_ns <= sampled_to);
+            let (ready, waiting): (Vec<Candidate>, Vec<Candidate>) =
+                self.pending.iter().partition(|c| c.wake_ns <= sampled_to);
             self.pending = waiting;
             ready
         };
@@ -253,6 +255,30 @@ impl SpikeWatch {
             let record = self.record(candidate, Some(sampler));
             self.keep(candidate, record);
         }
+    }
+
+    /// The record of one sample explained now, whatever the threshold and apart from the
+    /// watch's own records (e.g. `rtlat monitor --explain`'s window maxima: the largest
+    /// latency of a window need not be the thread's); `None` while `sampler` has not yet
+    /// sampled past its wake-up (ask again later; its evidence is kept about 2 s).
+    pub fn explain_now(
+        &self,
+        cycle: u64,
+        latency_ns: i64,
+        wake_ns: u64,
+        sampler: &Sampler,
+    ) -> Option<SpikeRecord> {
+        let sampled_to = sampler.ring().iter().last().map_or(0, |i| i.end_ns);
+        if wake_ns > sampled_to {
+            return None;
+        }
+        let candidate = Candidate {
+            cycle,
+            latency_ns,
+            wake_ns,
+            above: false,
+        };
+        Some(self.record(candidate, Some(sampler)))
     }
 
     /// The findings once the run is over: `sampler` has sampled once more after the last
@@ -363,11 +389,13 @@ impl SpikeWatch {
                 }
             }
         }
-        if ring.iter().next().is_none_or(|i| i.cpu(spike.cpu).is_none()) {
-            record.verdict = Verdict::Unexplained(format!(
-                "the sampler does not sample CPU {}",
-                spike.cpu
-            ));
+        if ring
+            .iter()
+            .next()
+            .is_none_or(|i| i.cpu(spike.cpu).is_none())
+        {
+            record.verdict =
+                Verdict::Unexplained(format!("the sampler does not sample CPU {}", spike.cpu));
             return record;
         }
         record.verdict = Verdict::Causes(explain(&spike, ring.iter(), sampler.catalog()));

@@ -12,7 +12,7 @@ use rtlat::formats::schema::rtlat::{Explain, Spike, SpikeCause};
 use rtlat_engine::run::ThreadReport;
 use rtlat_system::Facts;
 use rtlat_system::noise::{
-    Config, Findings, Sampler, SamplerThread, SpikeWatch, Threshold, Verdict, Watched,
+    Config, Findings, Sampler, SamplerThread, SpikeRecord, SpikeWatch, Threshold, Verdict, Watched,
     WatchedThread,
 };
 use serde_json::Number;
@@ -89,16 +89,7 @@ impl Explainer {
         let sampler = Sampler::new(Facts::live(), &measured, &watched, sampler_config);
         let sampler = SamplerThread::spawn(sampler, &housekeeping)
             .map_err(|e| format!("--explain: cannot start the evidence sampler thread: {e}"))?;
-        let unit = if config.unit == super::options::Unit::Ns {
-            1
-        } else {
-            1000
-        };
-        let threshold = match (config.explain_above, config.breaktrace) {
-            (Some(above), _) => Threshold::ExplainAbove((above * unit) as i64),
-            (None, Some(b)) => Threshold::Break((b * unit) as i64),
-            (None, None) => Threshold::P999,
-        };
+        let threshold = threshold(config);
         let watches = plan
             .threads
             .iter()
@@ -145,6 +136,21 @@ impl Explainer {
         }
     }
 
+    /// Thread `index`'s sample (as [`Explainer::observe`] takes it) explained now, apart from
+    /// the spike watch's records; `None` while the sampler has not sampled past its wake-up
+    /// (or there is no such thread).
+    pub fn explain_now(
+        &self,
+        index: usize,
+        cycle: u64,
+        latency_ns: i64,
+        wake_ns: u64,
+    ) -> Option<SpikeRecord> {
+        let watch = self.watches.get(index)?;
+        self.sampler
+            .with(|sampler| watch.explain_now(cycle, latency_ns, wake_ns, sampler))
+    }
+
     /// Explains the spikes whose evidence the sampler has.
     pub fn settle(&mut self) {
         let watches = &mut self.watches;
@@ -184,6 +190,21 @@ impl Explainer {
     }
 }
 
+/// The spike threshold `config` asks for: `--explain-above`, else `-b`'s value, else the
+/// thread's p99.9.
+pub fn threshold(config: &RunConfig) -> Threshold {
+    let unit = if config.unit == super::options::Unit::Ns {
+        1
+    } else {
+        1000
+    };
+    match (config.explain_above, config.breaktrace) {
+        (Some(above), _) => Threshold::ExplainAbove((above * unit) as i64),
+        (None, Some(b)) => Threshold::Break((b * unit) as i64),
+        (None, None) => Threshold::P999,
+    }
+}
+
 /// The tracer path's state on this machine, one line: `absent: <why>` where the kernel has
 /// no osnoise tracer.
 fn tracer_state() -> String {
@@ -191,8 +212,9 @@ fn tracer_state() -> String {
         .iter()
         .find_map(|dir| std::fs::read_to_string(format!("{dir}/available_tracers")).ok());
     match available {
-        None => "absent: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
-            .into(),
+        None => {
+            "absent: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)".into()
+        }
         Some(list) if !list.split_whitespace().any(|t| t == "osnoise") => format!(
             "absent: this kernel's tracefs lists no osnoise tracer (available: {})",
             list.trim()
@@ -257,10 +279,7 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
                 String::new()
             },
             if f.unseen > 0 {
-                format!(
-                    ", {} samples not seen (the sample ring was full)",
-                    f.unseen
-                )
+                format!(", {} samples not seen (the sample ring was full)", f.unseen)
             } else {
                 String::new()
             },
