@@ -3,8 +3,8 @@
 //! checked by Prometheus' own `promtool check metrics`, three monitors scraped by a real
 //! Prometheus server (Debian's `prometheus` package) whose queries must agree with what
 //! each monitor measured, `--explain` naming a SCHED_FIFO hog as a window's cause, and bad
-//! command lines refused in one line. Every process started
-//! is stopped (killed if a check fails first); ports are chosen by the kernel.
+//! command lines refused in one line. Every process started is stopped (killed if a check
+//! fails first); ports are chosen by the kernel.
 
 use crate::common;
 

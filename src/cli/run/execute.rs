@@ -652,7 +652,11 @@ fn finish(
     let lost: Vec<u64> = shared
         .rings
         .iter()
-        .map(|r| r.as_ref().filter(|_| config.verbose).map_or(0, |ring| ring.lost()))
+        .map(|r| {
+            r.as_ref()
+                .filter(|_| config.verbose)
+                .map_or(0, |ring| ring.lost())
+        })
         .collect();
     // Samples -v could not print because its reader went away are not news to anyone.
     if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {
@@ -681,7 +685,10 @@ fn finish(
             lost_samples: lost,
             numa_nodes: !config.smp,
             explained: explained.map_or_else(Vec::new, |e| {
-                e.threads.iter().map(|found| explain::json(e, found)).collect()
+                e.threads
+                    .iter()
+                    .map(|found| explain::json(e, found))
+                    .collect()
             }),
         };
         let doc = json_out::document(&facts, reports);
