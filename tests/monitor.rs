@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Running, TempDir, measuring, rtlat, run, spawn};
+use common::{Hog, Running, TempDir, explained_cpu, measuring, rtlat, run, spawn};
 
 /// A monitor's start and end are well within this.
 const BOUND: Duration = Duration::from_secs(60);
@@ -509,71 +509,16 @@ fn bad_command_lines_are_refused_in_one_line() {
     }
 }
 
-/// The CPU the `--explain` tests measure: the last, so that the sampler and the test have
-/// another (on a one-CPU machine, CPU 0 for all).
-fn measured_cpu() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()) - 1
-}
-
-/// A SCHED_FIFO 95 thread of this process named `rtlat-hog`, pinned to `cpu`: made now (so a
-/// sampler started later follows it), it spins `spin` once released and lives until
-/// `exit` is dropped (a task gone is not read). Gives its tid, or `None` (and ends) when
-/// SCHED_FIFO was refused.
-fn fifo_hog(
-    cpu: usize,
-    spin: Duration,
-    release: &std::sync::Arc<std::sync::Barrier>,
-    exit: std::sync::mpsc::Receiver<()>,
-) -> (Option<u32>, std::thread::JoinHandle<()>) {
-    use rtlat_linux::thread::{Policy, gettid, set_affinity, set_scheduler};
-    let (tx, rx) = std::sync::mpsc::channel();
-    let release = std::sync::Arc::clone(release);
-    let hog = std::thread::Builder::new()
-        .name("rtlat-hog".into())
-        .spawn(move || {
-            let ready = set_affinity(&[cpu]).and_then(|()| set_scheduler(Policy::Fifo, 95));
-            let _ = tx.send(ready.is_ok().then(|| gettid() as u32));
-            if ready.is_err() {
-                return;
-            }
-            release.wait();
-            let until = Instant::now() + spin;
-            while Instant::now() < until {
-                std::hint::spin_loop();
-            }
-            let _ = exit.recv();
-        })
-        .unwrap();
-    (rx.recv().unwrap(), hog)
-}
-
 #[test]
 fn explain_names_a_fifo_hog_as_its_windows_cause_in_a_valid_exposition() {
     let _one = measuring();
-    let cpu = measured_cpu();
+    let cpu = explained_cpu();
     let cpu_arg = cpu.to_string();
-    let pid = std::process::id();
     let dir = TempDir::new("monitor-explain");
     let textfile = dir.join("rtlat.prom");
     let textfile_arg = textfile.display().to_string();
-    let release = std::sync::Arc::new(std::sync::Barrier::new(2));
-    let (exit, exit_rx) = std::sync::mpsc::channel::<()>();
     // 10 ms: well above the 1 ms threshold and the start-up noise of a loaded VM.
-    let (hog_tid, hog) = fifo_hog(cpu, Duration::from_millis(10), &release, exit_rx);
-    let Some(hog_tid) = hog_tid else {
-        hog.join().unwrap();
-        panic!("SCHED_FIFO 95 refused: these tests run as root");
-    };
-    // Released whatever happens below (the hog waits for it).
-    struct Release(Option<std::sync::Arc<std::sync::Barrier>>);
-    impl Drop for Release {
-        fn drop(&mut self) {
-            if let Some(r) = self.0.take() {
-                r.wait();
-            }
-        }
-    }
-    let mut released = Release(Some(std::sync::Arc::clone(&release)));
+    let mut hog = Hog::new(cpu, 95, Duration::from_millis(10));
     // Below the hog's priority, so that it delays the measuring thread.
     let (child, address) = monitor(&[
         "-t",
@@ -601,16 +546,12 @@ fn explain_names_a_fifo_hog_as_its_windows_cause_in_a_valid_exposition() {
     );
     // Into the measurement, past its first window.
     std::thread::sleep(Duration::from_millis(2500));
-    if let Some(release) = released.0.take() {
-        release.wait();
-    }
+    hog.release();
     let threads = measured(&child);
-    drop(exit);
-    hog.join().unwrap();
     assert_eq!(threads.len(), 1, "{threads:?}");
     let log = child.running().stderr_so_far();
-    let named =
-        format!("SCHED_FIFO 95 task rtlat-hog (pid {pid}, tid {hog_tid}) ran on CPU {cpu} for ");
+    let named = hog.named(95, cpu);
+    drop(hog);
     let windows: Vec<&str> = log
         .lines()
         .filter(|l| l.starts_with("# window T:0 max "))
