@@ -186,6 +186,7 @@ pub fn run_thread(
         worst: &shared.worst[index],
         max_jitter: None,
         previous: (0, 0, 0),
+        pushed: None,
     };
     let (result, measured) = measure(&mut schedule, &shared.stop, &mut work, allocations);
     result.map_err(failed)?;
@@ -218,6 +219,8 @@ struct Servo<'a> {
     max_jitter: Option<u64>,
     /// The previous run's (tick, lateness, wake-up ns).
     previous: (u64, i64, u64),
+    /// The tick last pushed into `worst`.
+    pushed: Option<u64>,
 }
 
 impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
@@ -250,7 +253,11 @@ impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
             } else {
                 this
             };
-            self.worst.push(late.0, late.1, late.2);
+            // A late wake-up ends a long interval and starts a short one: pushed once.
+            if self.pushed != Some(late.0) {
+                self.worst.push(late.0, late.1, late.2);
+                self.pushed = Some(late.0);
+            }
             self.max_jitter = report.max_jitter_ns;
         }
         self.previous = this;

@@ -6,7 +6,7 @@
 //! non-real-time thread drains that ring into [`SpikeWatch::observe`] and calls
 //! [`SpikeWatch::settle`] every few milliseconds: each latency above the threshold (and each
 //! new maximum) waits there until the sampler has sampled past its wake-up, then is explained
-//! against the intervals around it ([`explain`](super::verdict::explain)). The sampler keeps
+//! against the intervals around it ([`explain`]). The sampler keeps
 //! 2 s of intervals, so a spike is explained within about 2 s of happening, and a run of any
 //! length keeps a record for each spike (the worst [`SpikeWatch::new`]'s `nodes` of them)
 //! and always for its maximum.

@@ -344,8 +344,8 @@ mod tests {
         m.add_window_causes();
         let om = m.openmetrics();
         assert!(
-            om.contains("# TYPE rtlat_window_max_cause_info gauge"),
-            "{om}"
+            !om.contains("rtlat_window_max_cause_info"),
+            "no window closed yet: {om}"
         );
         let labels = |cause: &str| -> Labels {
             vec![
@@ -358,6 +358,10 @@ mod tests {
         let first = labels("task \"a\\b\"\nx");
         m.set_window_cause(None, &first);
         let om = m.openmetrics();
+        assert!(
+            om.contains("# TYPE rtlat_window_max_cause_info gauge"),
+            "{om}"
+        );
         assert!(
             om.contains("cause=\"task \\\"a\\\\b\\\"\\nx\",audit=\"\"} 1"),
             "{om}"
