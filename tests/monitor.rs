@@ -2,8 +2,9 @@
 //! end-of-run log, slow, malformed and concurrent clients, both text formats), its textfile
 //! checked by Prometheus' own `promtool check metrics`, three monitors scraped by a real
 //! Prometheus server (Debian's `prometheus` package) whose queries must agree with what
-//! each monitor measured, and bad command lines refused in one line. Every process started
-//! is stopped (killed if a check fails first); ports are chosen by the kernel.
+//! each monitor measured, `--explain` naming a SCHED_FIFO hog as a window's cause, and bad
+//! command lines refused in one line. Every process started is stopped (killed if a check
+//! fails first); ports are chosen by the kernel.
 
 use crate::common;
 
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Running, TempDir, measuring, rtlat, run, spawn};
+use common::{Hog, Running, TempDir, explained_cpu, measuring, rtlat, run, spawn};
 
 /// A monitor's start and end are well within this.
 const BOUND: Duration = Duration::from_secs(60);
@@ -506,4 +507,88 @@ fn bad_command_lines_are_refused_in_one_line() {
         outcome.assert_refused(&args, fragment);
         assert!(outcome.stdout.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn explain_names_a_fifo_hog_as_its_windows_cause_in_a_valid_exposition() {
+    let _one = measuring();
+    let cpu = explained_cpu();
+    let cpu_arg = cpu.to_string();
+    let dir = TempDir::new("monitor-explain");
+    let textfile = dir.join("rtlat.prom");
+    let textfile_arg = textfile.display().to_string();
+    // 10 ms: well above the 1 ms threshold and the start-up noise of a loaded VM.
+    let mut hog = Hog::new(cpu, 95, Duration::from_millis(10));
+    // Below the hog's priority, so that it delays the measuring thread.
+    let (child, address) = monitor(&[
+        "-t",
+        "1",
+        "-a",
+        &cpu_arg,
+        "-p",
+        "80",
+        "-l",
+        "6000",
+        "--window",
+        "1s",
+        "--explain",
+        "--explain-above",
+        "1000",
+        "--textfile",
+        &textfile_arg,
+    ]);
+    assert!(
+        child
+            .running()
+            .wait_for_stderr("# --explain: sampling the measured CPUs", BOUND),
+        "{}",
+        child.running().stderr_so_far()
+    );
+    // Into the measurement, past its first window.
+    std::thread::sleep(Duration::from_millis(2500));
+    hog.release();
+    let threads = measured(&child);
+    assert_eq!(threads.len(), 1, "{threads:?}");
+    let log = child.running().stderr_so_far();
+    let named = hog.named(95, cpu);
+    drop(hog);
+    let windows: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("# window T:0 max "))
+        .collect();
+    assert!(
+        windows.iter().any(|l| l.contains(&named)),
+        "a window's maximum is blamed on the hog ({named:?}): {log}"
+    );
+    // One cause series per thread, the last closed window's.
+    let (status, _, body) = get(&address, "/metrics", None);
+    assert_eq!(status, 200);
+    let series: Vec<&str> = body
+        .lines()
+        .filter(|l| l.starts_with("rtlat_window_max_cause_info{"))
+        .collect();
+    assert_eq!(series.len(), 1, "{body}");
+    assert!(
+        series[0].starts_with(&format!(
+            "rtlat_window_max_cause_info{{cpu=\"{cpu}\",thread=\"0\",cause=\""
+        )) && series[0].contains("\",audit=\"")
+            && series[0].ends_with("\"} 1"),
+        "{}",
+        series[0]
+    );
+    let outcome = child.stop();
+    assert_eq!(outcome.code(), 0, "{}", outcome.stderr);
+    promtool_accepts(&textfile);
+}
+
+#[test]
+fn without_explain_there_is_no_cause_series_nor_window_line() {
+    let _one = measuring();
+    let (child, address) = monitor(&["-t", "1", "-a", "0", "-l", "1500", "--window", "1s"]);
+    measured(&child);
+    let (_, _, body) = get(&address, "/metrics", None);
+    assert!(!body.contains("rtlat_window_max_cause_info"), "{body}");
+    let outcome = child.stop();
+    assert!(!outcome.stderr.contains("# window"), "{}", outcome.stderr);
+    assert!(!outcome.stderr.contains("--explain"), "{}", outcome.stderr);
 }

@@ -550,3 +550,81 @@ fn missed_periods_run_back_to_back_as_in_linuxcncs_hal() {
         );
     }
 }
+
+#[test]
+fn explain_names_a_fifo_hog_as_the_cause_of_the_max_jitter() {
+    let _guard = measuring();
+    let cpu = common::explained_cpu();
+    let cpu_arg = cpu.to_string();
+    let dir = TempDir::new("servo-explain");
+    let json = dir.join("servo.json");
+    // Above the servo thread alone (SCHED_FIFO 98): 20 ms, far above a loaded VM's noise.
+    let mut hog = common::Hog::new(cpu, 99, Duration::from_millis(20));
+    let running = common::spawn(
+        &common::rtlat(),
+        &[
+            "servo",
+            "--base",
+            "0",
+            "--cpu",
+            &cpu_arg,
+            "-D",
+            "4",
+            "-q",
+            "--explain",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        running.wait_for_stderr("# --explain: sampling", Duration::from_secs(20)),
+        "{}",
+        running.stderr_so_far()
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    hog.release();
+    let out = running.finish(Duration::from_secs(60));
+    let named = hog.named(99, cpu);
+    drop(hog);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("# explain servo thread: max jitter "))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(
+        lines[at - 1].starts_with("Verdict: max jitter "),
+        "after the verdict: {}",
+        out.stdout
+    );
+    assert!(
+        lines[at + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("#   "))
+            .any(|l| l.contains(&named)),
+        "the hog ({named:?}) among the causes: {}",
+        out.stdout
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let spikes = doc["threads"]["servo"]["spikes"].as_array().unwrap();
+    assert_eq!(spikes.len(), 1, "{doc}");
+    assert_eq!(spikes[0]["max"], true);
+    let causes = spikes[0]["causes"].as_array().unwrap();
+    assert!(
+        causes
+            .iter()
+            .any(|c| c["text"].as_str().is_some_and(|t| t.starts_with(&named))),
+        "{doc}"
+    );
+}
+
+#[test]
+fn without_explain_the_json_has_no_spikes() {
+    let _guard = measuring();
+    let out = servo(&["-D", "1", "-q", "--json", "-"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("spikes"), "{}", out.stdout);
+    assert!(!out.stdout.contains("# explain"), "{}", out.stdout);
+    assert!(!out.stderr.contains("--explain"), "{}", out.stderr);
+}

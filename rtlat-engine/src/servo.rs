@@ -18,6 +18,7 @@ use rtlat_core::{
 use rtlat_linux::{AbsoluteSleep, ClockId, PosixClock};
 
 use crate::measure::{Flow, PerCycle, measure};
+use crate::rings::{SampleRing, sample_ring};
 use crate::setup::{Setup, prepare};
 use crate::{LiveFigures, LiveStatus};
 
@@ -43,7 +44,15 @@ pub struct Shared {
     /// `max_ns` = shortest / longest interval, `act_ns` = the last interval, `overruns` =
     /// runs whose deadline had passed before the thread came to wait for it (`sum_ns` unused).
     pub live: Vec<LiveStatus>,
+    /// Each thread's worst runs, in the order of the plans: each time its max jitter grows,
+    /// the run whose late wake-up made it (the one ending the longest interval, or the one
+    /// starting the shortest) as (tick from 0, its lateness ns, its wake-up ns on
+    /// `CLOCK_MONOTONIC`) (`rtlat servo --explain`). A few pushes a run, most at its start.
+    pub worst: Vec<SampleRing>,
 }
+
+/// Worst runs a [`Shared::worst`] ring holds until the main thread drains them.
+pub const WORST_RING: usize = 64;
 
 impl Shared {
     /// State for `threads` threads.
@@ -52,6 +61,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             ready: Barrier::new(threads + 1),
             live: (0..threads).map(|_| LiveStatus::default()).collect(),
+            worst: (0..threads).map(|_| sample_ring(WORST_RING)).collect(),
         }
     }
 }
@@ -173,6 +183,10 @@ pub fn run_thread(
         first_lateness: None,
         last_lateness: None,
         live,
+        worst: &shared.worst[index],
+        max_jitter: None,
+        previous: (0, 0, 0),
+        pushed: None,
     };
     let (result, measured) = measure(&mut schedule, &shared.stop, &mut work, allocations);
     result.map_err(failed)?;
@@ -200,6 +214,13 @@ struct Servo<'a> {
     first_lateness: Option<i64>,
     last_lateness: Option<i64>,
     live: &'a LiveStatus,
+    worst: &'a SampleRing,
+    /// The max jitter before this run.
+    max_jitter: Option<u64>,
+    /// The previous run's (tick, lateness, wake-up ns).
+    previous: (u64, i64, u64),
+    /// The tick last pushed into `worst`.
+    pushed: Option<u64>,
 }
 
 impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
@@ -213,7 +234,8 @@ impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
 
     #[inline(always)]
     fn after(&mut self, run: Sample, _: bool, schedule: &CycleEngine<C, T, BackToBack>) -> Flow {
-        let tick = self.monitor.tick(self.scale.to_ns(run.wake_ticks));
+        let wake_ns = self.scale.to_ns(run.wake_ticks);
+        let tick = self.monitor.tick(wake_ns);
         if let Some(interval) = tick.interval {
             self.last_interval = interval;
             self.cumulative_error = self
@@ -223,6 +245,22 @@ impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
         self.first_lateness.get_or_insert(run.latency_ns);
         self.last_lateness = Some(run.latency_ns);
         let report = self.monitor.report();
+        let this = (report.ticks.saturating_sub(1), run.latency_ns, wake_ns);
+        if report.max_jitter_ns > self.max_jitter {
+            // A long interval ends with the late wake-up; a short one starts with it.
+            let late = if tick.jitter.is_some_and(|j| j < 0) {
+                self.previous
+            } else {
+                this
+            };
+            // A late wake-up ends a long interval and starts a short one: pushed once.
+            if self.pushed != Some(late.0) {
+                self.worst.push(late.0, late.1, late.2);
+                self.pushed = Some(late.0);
+            }
+            self.max_jitter = report.max_jitter_ns;
+        }
+        self.previous = this;
         self.live.publish(&LiveFigures {
             cycles: report.ticks,
             min_ns: report.min_interval_ns.unwrap_or(0) as i64,

@@ -547,3 +547,52 @@ fn a_constructed_tree_gives_each_counter_its_delta_without_allocating() {
             .is_empty()
     );
 }
+
+#[test]
+fn explain_now_waits_for_the_sampler_to_pass_the_wake_up_then_explains_it() {
+    use rtlat_system::noise::{SpikeWatch, Threshold, Verdict, WatchedThread};
+    let _live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpu = measured_cpu();
+    let tid = gettid() as u32;
+    let mut sampler = Sampler::new(
+        Facts::live(),
+        &[cpu],
+        &[Watched {
+            pid: std::process::id(),
+            tid,
+        }],
+        Config::default(),
+    );
+    baseline(&mut sampler);
+    let watch = SpikeWatch::new(
+        WatchedThread {
+            cpu: Some(cpu),
+            tid,
+            interval_ns: 1_000_000,
+        },
+        Threshold::P999,
+        1,
+    );
+    let wake = now();
+    assert_eq!(
+        watch.explain_now(7, 500_000, wake, &sampler),
+        None,
+        "not sampled past yet"
+    );
+    std::thread::sleep(Duration::from_millis(5));
+    sampler.sample(now());
+    let record = watch
+        .explain_now(7, 500_000, wake, &sampler)
+        .expect("sampled past the wake-up");
+    assert_eq!(
+        (record.cycle, record.latency_ns, record.wake_ns, record.cpu),
+        (7, 500_000, wake, Some(cpu))
+    );
+    assert_eq!(record.window_ns.1, wake);
+    assert!(!record.max, "apart from the watch's own records");
+    assert!(
+        matches!(record.verdict, Verdict::Causes(_)),
+        "{:?}",
+        record.verdict
+    );
+}

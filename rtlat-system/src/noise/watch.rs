@@ -282,6 +282,30 @@ impl SpikeWatch {
         self.pending = rest;
     }
 
+    /// The record of one sample explained now, whatever the threshold and apart from the
+    /// watch's own records (e.g. `rtlat monitor --explain`'s window maxima: the largest
+    /// latency of a window need not be the thread's); `None` while `sampler` has not yet
+    /// sampled past its wake-up (ask again later; its evidence is kept about 2 s).
+    pub fn explain_now(
+        &self,
+        cycle: u64,
+        latency_ns: i64,
+        wake_ns: u64,
+        sampler: &Sampler,
+    ) -> Option<SpikeRecord> {
+        let sampled_to = sampler.ring().iter().last().map_or(0, |i| i.end_ns);
+        if wake_ns > sampled_to {
+            return None;
+        }
+        let candidate = Candidate {
+            cycle,
+            latency_ns,
+            wake_ns,
+            above: false,
+        };
+        Some(self.record(candidate, Some(sampler)))
+    }
+
     /// The findings once the run is over: `sampler` has sampled once more after the last
     /// cycle; `max` is the engine's own (latency, cycle) of the thread's largest latency,
     /// which is marked (and recorded as unexplained if the watch never saw it); `unseen` is

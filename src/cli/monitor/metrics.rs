@@ -14,6 +14,7 @@
 //! | `rtlat_system_info` | gauge, 1 | `host`, `kernel_release`, `preempt_rt`, `isolated_cpus`, `governor`, `version`, `window_seconds` |
 //! | `rtlat_audit_worst_severity` | gauge: 0 ok, 1 info, 2 warn, 3 fail, -1 not run | — |
 //! | `rtlat_audit_up` | gauge: 1 the last audit ran, 0 not | — |
+//! | `rtlat_window_max_cause_info` | gauge, 1 (`--explain` only) | `cpu`, `thread`, `cause`, `audit` |
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -72,6 +73,9 @@ pub struct Metrics {
     pub audit_worst: Gauge,
     /// 1 when the last audit ran and gave a report.
     pub audit_up: Gauge,
+    /// `--explain`: the likely cause of each thread's last closed window's maximum (not
+    /// registered without it).
+    window_cause: Option<Family<Labels, Gauge>>,
 }
 
 /// A measuring thread's identity in the labels.
@@ -81,6 +85,21 @@ pub struct ThreadId {
     pub index: usize,
     /// Its CPU.
     pub cpu: usize,
+}
+
+/// `text` as a label value of both text formats: `\`, `"` and line feeds escaped (the encoder
+/// writes label values as given).
+pub fn label_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A duration in seconds as a label value (`0.00005`).
@@ -196,6 +215,29 @@ impl Metrics {
             info,
             audit_worst,
             audit_up,
+            window_cause: None,
+        }
+    }
+
+    /// Registers `rtlat_window_max_cause_info` (`--explain`), empty until a window closes.
+    pub fn add_window_causes(&mut self) {
+        let family = Family::<Labels, Gauge>::default();
+        self.registry.register(
+            "rtlat_window_max_cause_info",
+            "The likely cause of each thread's largest latency in the last closed window (rtlat monitor --explain): the first cause found (empty: none), and the rtlat audit check that covers it (empty: none)",
+            family.clone(),
+        );
+        self.window_cause = Some(family);
+    }
+
+    /// Replaces a thread's window cause: `previous` (its labels as last set) goes, `labels`
+    /// shows. Nothing without [`Metrics::add_window_causes`].
+    pub fn set_window_cause(&self, previous: Option<&Labels>, labels: &Labels) {
+        if let Some(family) = &self.window_cause {
+            if let Some(previous) = previous {
+                family.remove(previous);
+            }
+            family.get_or_create(labels).set(1);
         }
     }
 
@@ -282,6 +324,7 @@ mod tests {
         assert!(om.contains("above=\"0.00005\""), "{om}");
         assert!(om.contains("host=\"b\""), "{om}");
         assert!(!om.contains("host=\"a\""), "the info is replaced: {om}");
+        assert!(!om.contains("rtlat_window_max_cause_info"), "{om}");
         let classic = prometheus_text(&om);
         assert!(!classic.contains("# EOF"));
         assert!(
@@ -293,5 +336,43 @@ mod tests {
             "{classic}"
         );
         assert!(classic.contains("# TYPE rtlat_latency_seconds histogram\n"));
+    }
+
+    #[test]
+    fn a_window_cause_replaces_the_last_one_and_its_label_values_are_escaped() {
+        let mut m = Metrics::new(&[ThreadId { index: 0, cpu: 1 }], &[]);
+        m.add_window_causes();
+        let om = m.openmetrics();
+        assert!(
+            !om.contains("rtlat_window_max_cause_info"),
+            "no window closed yet: {om}"
+        );
+        let labels = |cause: &str| -> Labels {
+            vec![
+                ("cpu".into(), "1".into()),
+                ("thread".into(), "0".into()),
+                ("cause".into(), label_value(cause)),
+                ("audit".into(), String::new()),
+            ]
+        };
+        let first = labels("task \"a\\b\"\nx");
+        m.set_window_cause(None, &first);
+        let om = m.openmetrics();
+        assert!(
+            om.contains("# TYPE rtlat_window_max_cause_info gauge"),
+            "{om}"
+        );
+        assert!(
+            om.contains("cause=\"task \\\"a\\\\b\\\"\\nx\",audit=\"\"} 1"),
+            "{om}"
+        );
+        m.set_window_cause(Some(&first), &labels("IRQ 24"));
+        let om = m.openmetrics();
+        assert_eq!(
+            om.matches("rtlat_window_max_cause_info{").count(),
+            1,
+            "{om}"
+        );
+        assert!(om.contains("cause=\"IRQ 24\""), "{om}");
     }
 }

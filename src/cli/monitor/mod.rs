@@ -14,6 +14,7 @@
 //! until a stop signal.
 
 pub mod audit;
+pub mod causes;
 pub mod metrics;
 pub mod options;
 pub mod server;
@@ -37,6 +38,7 @@ use rtlat_system::facts::Facts;
 use crate::cli::run::execute::{available_cpus, measure_plans, run_governor};
 use crate::cli::run::measure::run_thread;
 use crate::cli::run::options::{Plan, check_writable_parent};
+use causes::WindowCauses;
 use metrics::{Labels, Metrics, ThreadId};
 use options::{MonitorConfig, Parsed};
 use rtlat::exit_status;
@@ -64,6 +66,11 @@ text/plain only).
   --spike-above LIST   count latencies above each threshold (50us,100us,1ms; a bare number is µs)
   --textfile PATH      write the exposition there every window (node_exporter's textfile
                        collector), by atomic rename
+  --explain            name the likely cause of each window's maximum, from rtlat run
+                       --explain's sampler on the CPUs no thread measures: the series
+                       rtlat_window_max_cause_info{cause,audit}, and a line on stderr per
+                       window whose maximum is above --explain-above
+  --explain-above US   that line's threshold (in -N's unit; default: the thread's p99.9)
 
 rtlat run's options set the measurement; the monitor's defaults where they are left out:
 one thread per isolated CPU (per available CPU when none is isolated), SCHED_FIFO 99,
@@ -154,7 +161,13 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
             cpu: t.cpu,
         })
         .collect();
-    let metrics = Arc::new(Metrics::new(&ids, &config.spike_above_ns));
+    let metrics = {
+        let mut metrics = Metrics::new(&ids, &config.spike_above_ns);
+        if config.run.explain {
+            metrics.add_window_causes();
+        }
+        Arc::new(metrics)
+    };
     // Made again each window: a governor changed under the monitor shows.
     let info_now = || info(&facts, &plan, &isolated, &config);
     metrics.set_info(info_now());
@@ -209,6 +222,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
             &measure_plans,
             (&metrics, &info_now),
             &mut windows,
+            &available.iter().collect::<Vec<usize>>(),
         );
         if measured.is_ok() && !signals::stop_requested() {
             errln!(
@@ -237,6 +251,7 @@ fn measure(
     measure_plans: &[rtlat_engine::run::MeasurePlan],
     (metrics, info_now): (&Metrics, &dyn Fn() -> Labels),
     windows: &mut [ThreadWindows],
+    available: &[usize],
 ) -> Result<(), String> {
     let threads = measure_plans.iter().map(|p| {
         let histogram = new_run_histogram();
@@ -248,16 +263,36 @@ fn measure(
         cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
         panicked: "a measurement thread panicked",
     };
+    let mut explain_failed = None;
     let (reports, ()) = measurement_threads(threads, failures, |_| {
         shared.ready.wait();
+        // --explain: the evidence sampler starts once the threads are set up (their ids
+        // known), before they measure, as in `rtlat run --explain`.
+        let mut causes = None;
+        if config.run.explain {
+            let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
+            match WindowCauses::start(&config.run, plan, available, &tids) {
+                Ok(started) => {
+                    errln!("{}", started.started_line());
+                    causes = Some(started);
+                }
+                Err(e) => {
+                    shared.stop.store(true, Ordering::Release);
+                    explain_failed = Some(e);
+                }
+            }
+        }
         shared.go.wait();
         let mut clock = WindowClock::new(config.window);
         loop {
             let all_done = shared.live.iter().all(LiveStatus::finished);
             drain(shared, windows);
+            if let Some(causes) = causes.as_mut() {
+                causes.update(windows, metrics);
+            }
             if clock.ended(Instant::now()) {
                 metrics.set_info(info_now());
-                close_windows(config, windows, metrics);
+                close_windows(config, windows, metrics, causes.as_mut());
             }
             if all_done {
                 break;
@@ -281,6 +316,9 @@ fn measure(
             }
         }
     })?;
+    if let Some(e) = explain_failed {
+        return Err(e);
+    }
     drain(shared, windows);
     if let Some(path) = &config.textfile
         && let Err(e) = textfile::write(path, metrics)
@@ -314,9 +352,18 @@ fn drain(shared: &RunShared, windows: &mut [ThreadWindows]) {
 }
 
 /// A window has ended: its maxima become the last window's, the textfile is written.
-fn close_windows(config: &MonitorConfig, windows: &mut [ThreadWindows], metrics: &Metrics) {
-    for w in windows.iter_mut() {
-        w.close_window();
+/// With `--explain`, each window's maximum's cause is told.
+fn close_windows(
+    config: &MonitorConfig,
+    windows: &mut [ThreadWindows],
+    metrics: &Metrics,
+    mut causes: Option<&mut WindowCauses>,
+) {
+    for (i, w) in windows.iter_mut().enumerate() {
+        let closed = w.close_window();
+        if let Some(causes) = causes.as_deref_mut() {
+            causes.close(i, closed, w, metrics);
+        }
     }
     if let Some(path) = &config.textfile
         && let Err(e) = textfile::write(path, metrics)

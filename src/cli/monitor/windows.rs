@@ -14,13 +14,24 @@ use rtlat_engine::run::{RunHistogram, new_run_histogram};
 
 use super::metrics::ThreadMetrics;
 
+/// A window's largest latency: the sample that had it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowMax {
+    /// Its cycle (from 0).
+    pub cycle: u64,
+    /// Its latency, ns.
+    pub latency_ns: i64,
+    /// Its wake-up, in the run clock's ticks (ns on CLOCK_MONOTONIC, `--explain`'s clock).
+    pub wake: u64,
+}
+
 /// One measuring thread's windows, spikes and counts, as last drained.
 #[derive(Debug)]
 pub struct ThreadWindows {
     metrics: ThreadMetrics,
     thresholds_ns: Vec<i64>,
     /// Largest latency of the window under way (`None`: no sample in it yet).
-    current_max: Option<i64>,
+    current_max: Option<WindowMax>,
     /// Largest latency of the last closed window.
     last_max: Option<i64>,
     /// Cycles and overruns as last published by the thread (the counters get the difference).
@@ -46,11 +57,17 @@ impl ThreadWindows {
         }
     }
 
-    /// Takes one latency (ns).
-    fn record(&mut self, latency_ns: i64) {
+    /// Takes one sample: its cycle, latency (ns) and wake-up (clock ticks).
+    fn record(&mut self, cycle: u64, latency_ns: i64, wake: u64) {
         self.metrics.latency.observe(latency_ns as f64 / 1e9);
         self.histogram.record(latency_ns);
-        self.current_max = Some(self.current_max.map_or(latency_ns, |m| m.max(latency_ns)));
+        if self.current_max.is_none_or(|m| latency_ns > m.latency_ns) {
+            self.current_max = Some(WindowMax {
+                cycle,
+                latency_ns,
+                wake,
+            });
+        }
         // Ascending thresholds: every one below the latency is crossed.
         for (threshold, counter) in self.thresholds_ns.iter().zip(&self.metrics.spikes) {
             if latency_ns <= *threshold {
@@ -62,7 +79,7 @@ impl ThreadWindows {
 
     /// Drains the thread's ring and reads its live figures into the metrics.
     pub fn drain(&mut self, ring: &SampleRing, live: &LiveStatus) {
-        ring.drain(|_cycle, latency_ns, _wake| self.record(latency_ns));
+        ring.drain(|cycle, latency_ns, wake| self.record(cycle, latency_ns, wake));
         let lost = ring.lost();
         self.metrics.lost.inc_by(lost.saturating_sub(self.lost));
         self.lost = lost;
@@ -80,18 +97,26 @@ impl ThreadWindows {
             self.metrics.max.set(figures.max_ns as f64 / 1e9);
         }
         if let Some(max) = self.current_max {
-            self.metrics.window_current.set(max as f64 / 1e9);
+            self.metrics.window_current.set(max.latency_ns as f64 / 1e9);
         }
     }
 
-    /// Closes the window under way: its maximum becomes the last window's.
-    pub fn close_window(&mut self) {
-        if let Some(max) = self.current_max.take() {
-            self.last_max = Some(max);
-            self.metrics.window_last.set(max as f64 / 1e9);
+    /// The largest latency of the window under way, as drained so far.
+    pub fn current_max(&self) -> Option<WindowMax> {
+        self.current_max
+    }
+
+    /// Closes the window under way: its maximum becomes the last window's, and is given back
+    /// (`None`: no sample in it).
+    pub fn close_window(&mut self) -> Option<WindowMax> {
+        let closed = self.current_max.take();
+        if let Some(max) = closed {
+            self.last_max = Some(max.latency_ns);
+            self.metrics.window_last.set(max.latency_ns as f64 / 1e9);
         }
         // An empty window (a thread that ended) keeps the last one's figure.
         self.metrics.window_current.set(0.0);
+        closed
     }
 
     /// The exact histogram of every latency drained.
@@ -175,10 +200,18 @@ mod tests {
                 .contains("rtlat_latency_seconds_count{cpu=\"0\",thread=\"0\"} 4")
         );
         assert_eq!(t.window_current.get(), 150e-6);
-        w.close_window();
+        assert_eq!(
+            w.close_window(),
+            Some(WindowMax {
+                cycle: 3,
+                latency_ns: 150_000,
+                wake: 0
+            }),
+            "the window's largest latency, first of equals"
+        );
         assert_eq!(t.window_last.get(), 150e-6);
         assert_eq!(t.window_current.get(), 0.0);
-        ring.push(5, 20_000, 0);
+        ring.push(5, 20_000, 7);
         live.publish(&LiveFigures {
             cycles: 5,
             min_ns: 10_000,
@@ -190,6 +223,7 @@ mod tests {
         w.drain(&ring, &live);
         assert_eq!(t.cycles.get(), 5, "counters advance by the difference");
         assert_eq!(t.window_current.get(), 20e-6);
+        assert_eq!(w.current_max().map(|m| (m.cycle, m.wake)), Some((5, 7)));
         w.close_window();
         assert_eq!(w.last_window_max(), Some(20_000));
         assert_eq!(w.histogram().count(), 5);

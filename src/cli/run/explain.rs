@@ -18,8 +18,8 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::Facts;
 use rtlat_system::noise::tracer::{self, TracerPath};
 use rtlat_system::noise::{
-    Config, Findings, NoiseTrace, Sampler, SamplerThread, Spike as NoiseSpike, SpikeWatch,
-    Threshold, Verdict, Watched, WatchedThread,
+    Config, Findings, NoiseTrace, Sampler, SamplerThread, Spike as NoiseSpike, SpikeRecord,
+    SpikeWatch, Threshold, Verdict, Watched, WatchedThread,
 };
 use serde_json::Number;
 
@@ -109,16 +109,7 @@ impl Explainer {
         let main_moved = config.main_affinity.is_none()
             && !housekeeping.is_empty()
             && rtlat_linux::set_affinity(&housekeeping).is_ok();
-        let unit = if config.unit == super::options::Unit::Ns {
-            1
-        } else {
-            1000
-        };
-        let threshold = match (config.explain_above, config.breaktrace) {
-            (Some(above), _) => Threshold::ExplainAbove((above * unit) as i64),
-            (None, Some(b)) => Threshold::Break((b * unit) as i64),
-            (None, None) => Threshold::P999,
-        };
+        let threshold = threshold(config);
         let (trace, tracer) = start_tracer(&measured);
         let readers = plan
             .threads
@@ -202,6 +193,21 @@ impl Explainer {
         }
     }
 
+    /// Thread `index`'s sample (cycle, latency, wake-up on CLOCK_MONOTONIC) explained now, apart from
+    /// the spike watch's records; `None` while the sampler has not sampled past its wake-up
+    /// (or there is no such thread).
+    pub fn explain_now(
+        &self,
+        index: usize,
+        cycle: u64,
+        latency_ns: i64,
+        wake_ns: u64,
+    ) -> Option<SpikeRecord> {
+        let watch = self.watches.get(index)?;
+        self.sampler
+            .with(|sampler| watch.explain_now(cycle, latency_ns, wake_ns, sampler))
+    }
+
     /// Explains the spikes whose evidence the sampler has, for at most [`SETTLE_BUDGET`]
     /// (the sampler waits meanwhile); the rest waits for the next pass.
     fn settle(&mut self) {
@@ -277,6 +283,21 @@ impl Explainer {
             period_ns: self.period_ns,
             tracer: self.tracer,
         }
+    }
+}
+
+/// The spike threshold `config` asks for: `--explain-above`, else `-b`'s value, else the
+/// thread's p99.9.
+pub fn threshold(config: &RunConfig) -> Threshold {
+    let unit = if config.unit == super::options::Unit::Ns {
+        1
+    } else {
+        1000
+    };
+    match (config.explain_above, config.breaktrace) {
+        (Some(above), _) => Threshold::ExplainAbove((above * unit) as i64),
+        (None, Some(b)) => Threshold::Break((b * unit) as i64),
+        (None, None) => Threshold::P999,
     }
 }
 

@@ -94,5 +94,22 @@ mod tests {
             assert_eq!(f, Figures::from_report(r));
             assert!(live.finished());
         }
+        // The worst runs: pushed each time the max jitter grew, the last one's lateness
+        // within the thread's lateness range and its tick among those run.
+        for (i, r) in reports.iter().enumerate() {
+            let mut worst = Vec::new();
+            shared.worst[i].drain(|tick, lateness, wake| worst.push((tick, lateness, wake)));
+            assert!(!worst.is_empty(), "{}: a first jitter", plans[i].name);
+            assert!(
+                worst.windows(2).all(|w| w[0].0 < w[1].0 && w[0].2 < w[1].2),
+                "{worst:?}"
+            );
+            let (tick, lateness, _) = *worst.last().unwrap();
+            assert!(tick < r.jitter.ticks, "{worst:?} {r:?}");
+            assert!(
+                (r.lateness.min().unwrap()..=r.lateness.max().unwrap()).contains(&lateness),
+                "{worst:?} {r:?}"
+            );
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! [`rtlat_core::JitterMonitor`]) and its overruns, live and at the end, under latency-test's
 //! labels, with the verdict of LinuxCNC's current documentation ([`Verdict`]).
 
+pub mod explain;
 pub mod measure;
 pub mod options;
 
@@ -241,11 +242,41 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         cannot_start: &|i, e| format!("cannot start the {} thread: {e}", plans[i].name),
         panicked: "a thread panicked",
     };
+    let mut explainer = None;
+    let mut explain_failed = None;
     let (reports, ()) = measurement_threads(threads, failures, |_| {
         shared.ready.wait();
-        supervise(&config, &shared, &rows, &priorities, cpu, started);
+        // --explain: the evidence sampler starts once the threads are set up (their ids
+        // known).
+        if config.explain {
+            let cpus: Vec<usize> = available.iter().collect();
+            match explain::Explainer::start(&plans, &shared, cpu, &cpus) {
+                Ok(started) => {
+                    errln!("{}", started.started_line());
+                    explainer = Some(started);
+                }
+                Err(e) => {
+                    shared.stop.store(true, Ordering::Release);
+                    explain_failed = Some(e);
+                }
+            }
+        }
+        supervise(
+            &config,
+            &shared,
+            &rows,
+            &priorities,
+            cpu,
+            started,
+            explainer.as_mut(),
+        );
     })?;
     let elapsed = started.elapsed();
+    if let Some(e) = explain_failed {
+        return Err(e);
+    }
+    // --explain: each thread's worst run, explained after one last sample.
+    let explained = explainer.map(|e| e.finish(&shared));
 
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
     let verdict = Verdict::of(&plans, &figures);
@@ -265,11 +296,22 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         None => out.push_str("Verdict: none (the run was too short to measure an interval)\n"),
     }
+    if let Some(records) = &explained {
+        let jitter: Vec<Option<u64>> = figures.iter().map(|f| f.max_jitter_ns).collect();
+        out.push_str(&explain::text(&plans, &jitter, records));
+    }
     out!("{out}");
     let _ = std::io::stdout().flush();
 
     if let Some(path) = &config.json {
-        let doc = document(&config, &plans, &reports, cpu, elapsed, verdict);
+        let doc = document(
+            &config,
+            &plans,
+            &reports,
+            (cpu, elapsed),
+            verdict,
+            explained.as_deref(),
+        );
         let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into()) + "\n";
         if path.as_os_str() == "-" {
             out!("{text}");
@@ -412,6 +454,7 @@ fn supervise(
     priorities: &str,
     cpu: usize,
     started: Instant,
+    mut explainer: Option<&mut explain::Explainer>,
 ) {
     let mut stdout = std::io::stdout().lock();
     if !config.quiet {
@@ -450,6 +493,9 @@ fn supervise(
     let mut first = true;
     loop {
         let done = shared.live.iter().any(|l| l.finished());
+        if let Some(explainer) = explainer.as_deref_mut() {
+            explainer.update(shared);
+        }
         if !config.quiet {
             redraw(&mut stdout, first);
             first = false;
@@ -491,14 +537,15 @@ fn document(
     config: &Config,
     plans: &[Plan],
     reports: &[Report],
-    cpu: usize,
-    elapsed: Duration,
+    (cpu, elapsed): (usize, Duration),
     verdict: Option<Verdict>,
+    explained: Option<&[Option<rtlat_system::noise::SpikeRecord>]>,
 ) -> schema::Document {
     let threads = plans
         .iter()
         .zip(reports)
-        .map(|(plan, r)| {
+        .enumerate()
+        .map(|(i, (plan, r))| {
             let j = &r.jitter;
             let thread = schema::Thread {
                 period_ns: plan.period_ns,
@@ -522,6 +569,14 @@ fn document(
                 rating: j.max_jitter_ns.map(|m| Rating::of(m).key().to_string()),
                 allocations_while_measuring: r.allocations,
                 minor_page_faults_while_measuring: r.minor_faults,
+                spikes: explained.map(|records| {
+                    records
+                        .get(i)
+                        .and_then(Option::as_ref)
+                        .map(explain::json)
+                        .into_iter()
+                        .collect()
+                }),
             };
             (plan.name.to_string(), thread)
         })
@@ -582,6 +637,10 @@ pub fn usage() -> String {
          \x20     --cpu CPU        run both threads on CPU (default: the last available CPU,\n\
          \x20                      as LinuxCNC does)\n\
          \x20     --json PATH      write the results as JSON to PATH (- : standard output)\n\
+         \x20     --explain        name the likely cause of each thread's max jitter (the late\n\
+         \x20                      wake-up behind it) from an evidence sampler on the other\n\
+         \x20                      CPUs, SCHED_OTHER; printed after the verdict (and in the\n\
+         \x20                      --json threads' spikes)\n\
          \x20 -h, --help           print this help\n\
          \n\
          The verdict follows LinuxCNC's documentation as revised in November 2025 (after 2.9),\n\

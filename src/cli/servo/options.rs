@@ -34,6 +34,8 @@ pub struct Config {
     pub cpu: Option<usize>,
     /// JSON output (`-` for standard output).
     pub json: Option<PathBuf>,
+    /// `--explain`: the likely cause of each thread's max jitter (its late wake-up).
+    pub explain: bool,
 }
 
 impl Default for Config {
@@ -45,6 +47,7 @@ impl Default for Config {
             quiet: false,
             cpu: None,
             json: None,
+            explain: false,
         }
     }
 }
@@ -77,6 +80,7 @@ enum Opt {
     Quiet,
     Cpu,
     Json,
+    Explain,
     Help,
 }
 
@@ -130,6 +134,14 @@ const SPECS: &[Spec<Opt>] = &[
         ..Spec::new(Opt::Json)
     },
     Spec {
+        id: Opt::Explain,
+        short: None,
+        long: Some("explain"),
+        has_arg: HasArg::No,
+        abbreviable: false,
+        ..Spec::new(Opt::Explain)
+    },
+    Spec {
         id: Opt::Help,
         short: Some('h'),
         long: Some("help"),
@@ -157,7 +169,7 @@ fn expected(id: Opt) -> String {
         ),
         Opt::Cpu => "a CPU number".into(),
         Opt::Json => "a file name, or - for standard output".into(),
-        Opt::Quiet | Opt::Help => "no value".into(),
+        Opt::Quiet | Opt::Explain | Opt::Help => "no value".into(),
     }
 }
 
@@ -254,6 +266,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
                 );
             }
             Opt::Quiet => c.quiet = true,
+            Opt::Explain => c.explain = true,
             Opt::Cpu => {
                 c.cpu = Some(
                     whole_number(value)
@@ -339,6 +352,11 @@ mod tests {
         assert!(c.quiet);
         assert_eq!(c.cpu, Some(1));
         assert_eq!(c.json, Some(PathBuf::from("-")));
+        assert!(!c.explain);
+        let Ok(Parsed::Run(c)) = parse(&args("--explain")) else {
+            panic!()
+        };
+        assert!(c.explain);
         assert_eq!(parse(&args("--help")), Ok(Parsed::Help));
         // No base thread: latency-test's base period 0 or `-`.
         for base in ["0", "-", "0us", "0.0ms"] {

@@ -61,6 +61,11 @@ pub struct Thread {
     pub allocations_while_measuring: u64,
     /// Minor page faults while measuring.
     pub minor_page_faults_while_measuring: u64,
+    /// `--explain` only: the run whose late wake-up made the max jitter (`cycle`: its tick,
+    /// `latency`: its lateness), with its likely causes, as `rtlat run`'s spikes (one entry;
+    /// none without an interval).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spikes: Option<Vec<super::rtlat::Spike>>,
 }
 
 /// Lateness against the ideal schedule.

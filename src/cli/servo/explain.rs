@@ -1,0 +1,209 @@
+//! `rtlat servo --explain`: why each thread's max jitter. rtlat-system's evidence sampler runs
+//! on the CPUs the threads do not use (SCHED_OTHER); each time a thread's max jitter grows it
+//! pushes the run whose late wake-up made it (rtlat-engine's [`Shared::worst`]), and the main
+//! thread, every redraw, explains the latest of them as soon as the sampler has sampled past
+//! its wake-up (its evidence is kept about 2 s, so the worst run of a long run is explained
+//! while it is fresh). At the end: per thread, the causes of its worst run, printed after the
+//! verdict and in the JSON (`threads.NAME.spikes`).
+
+use std::fmt::Write as _;
+
+use rtlat::formats::schema::Field;
+use rtlat::formats::schema::rtlat::{Spike, SpikeCause};
+use rtlat_engine::servo::{Plan, Shared};
+use rtlat_system::Facts;
+use rtlat_system::noise::{
+    Config, Sampler, SamplerThread, SpikeRecord, SpikeWatch, Threshold, Verdict, Watched,
+    WatchedThread,
+};
+
+/// A thread's worst run: (tick, lateness ns, wake-up ns on CLOCK_MONOTONIC).
+type Worst = (u64, i64, u64);
+
+/// The sampler and each thread's worst run.
+#[derive(Debug)]
+pub struct Explainer {
+    sampler: SamplerThread,
+    watches: Vec<SpikeWatch>,
+    /// Per thread: its worst run so far and, once the sampler passed it, its record.
+    worst: Vec<Option<(Worst, Option<SpikeRecord>)>>,
+    housekeeping: Vec<usize>,
+    period_ns: u64,
+}
+
+impl Explainer {
+    /// Starts the sampler for `plans`' threads, all on `cpu`, whose live figures (thread ids)
+    /// are `shared.live`, on the `available` CPUs but `cpu` (any CPU when it is the only one).
+    pub fn start(
+        plans: &[Plan],
+        shared: &Shared,
+        cpu: usize,
+        available: &[usize],
+    ) -> Result<Explainer, String> {
+        let housekeeping: Vec<usize> = available.iter().copied().filter(|&c| c != cpu).collect();
+        let pid = std::process::id();
+        let tids: Vec<u32> = shared.live.iter().map(|l| l.tid() as u32).collect();
+        let watched: Vec<Watched> = tids.iter().map(|&tid| Watched { pid, tid }).collect();
+        let config = Config::default();
+        let sampler = Sampler::new(Facts::live(), &[cpu], &watched, config);
+        let sampler = SamplerThread::spawn(sampler, &housekeeping)
+            .map_err(|e| format!("--explain: cannot start the evidence sampler thread: {e}"))?;
+        let watches = plans
+            .iter()
+            .zip(&tids)
+            .map(|(plan, &tid)| {
+                SpikeWatch::new(
+                    WatchedThread {
+                        cpu: Some(cpu),
+                        tid,
+                        interval_ns: plan.period_ns,
+                    },
+                    // Only asked for its worst run (explain_now): the threshold is unused.
+                    Threshold::P999,
+                    1,
+                )
+            })
+            .collect();
+        Ok(Explainer {
+            sampler,
+            watches,
+            worst: plans.iter().map(|_| None).collect(),
+            housekeeping,
+            period_ns: config.period.as_nanos() as u64,
+        })
+    }
+
+    /// The line printed on stderr when the run starts.
+    pub fn started_line(&self) -> String {
+        let on = if self.housekeeping.is_empty() {
+            "any CPU (the threads' CPU is the only one)".to_string()
+        } else {
+            format!(
+                "CPU {}",
+                self.housekeeping
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        };
+        format!(
+            "# --explain: sampling the threads' CPU every {} ms from {on}, SCHED_OTHER",
+            self.period_ns as f64 / 1e6
+        )
+    }
+
+    /// Takes each thread's latest worst run and explains it once the sampler has passed it.
+    pub fn update(&mut self, shared: &Shared) {
+        for (i, ring) in shared.worst.iter().enumerate() {
+            let mut latest = None;
+            ring.drain(|tick, lateness, wake| latest = Some((tick, lateness, wake)));
+            let Some(slot) = self.worst.get_mut(i) else {
+                continue;
+            };
+            if let Some(latest) = latest {
+                *slot = Some((latest, None));
+            }
+            if let Some(((tick, lateness, wake), record @ None)) = slot {
+                let watch = &self.watches[i];
+                *record = self
+                    .sampler
+                    .with(|s| watch.explain_now(*tick, *lateness, *wake, s));
+            }
+        }
+    }
+
+    /// Ends the sampler (after one last sample, past every wake-up) and gives each thread's
+    /// worst run's record (`None`: the thread measured no interval).
+    pub fn finish(mut self, shared: &Shared) -> Vec<Option<SpikeRecord>> {
+        self.update(shared);
+        let mut sampler = self.sampler.stop();
+        if let Ok(now) = rtlat_linux::PosixClock::monotonic().now_ns() {
+            sampler.sample(now);
+        }
+        self.worst
+            .into_iter()
+            .zip(&self.watches)
+            .map(|(worst, watch)| {
+                let ((tick, lateness, wake), record) = worst?;
+                Some(record.unwrap_or_else(|| {
+                    watch
+                        .explain_now(tick, lateness, wake, &sampler)
+                        .unwrap_or_else(|| SpikeRecord {
+                            cycle: tick,
+                            latency_ns: lateness,
+                            wake_ns: wake,
+                            window_ns: (wake, wake),
+                            cpu: watch.thread().cpu,
+                            max: true,
+                            verdict: Verdict::Unexplained(
+                                "the run ended before the sampler sampled past this wake-up".into(),
+                            ),
+                        })
+                }))
+            })
+            .collect()
+    }
+}
+
+/// The lines printed after the verdict: per thread, its worst run and its causes, most
+/// likely first.
+pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeRecord>]) -> String {
+    let mut out = String::new();
+    for ((plan, jitter), record) in plans.iter().zip(max_jitter).zip(records) {
+        let (Some(jitter), Some(record)) = (jitter, record) else {
+            let _ = writeln!(out, "# explain {} thread: no interval measured", plan.name);
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "# explain {} thread: max jitter {jitter} ns, from the late wake-up of run {} ({} ns late):",
+            plan.name, record.cycle, record.latency_ns
+        );
+        match &record.verdict {
+            Verdict::Unexplained(why) => {
+                let _ = writeln!(out, "#   no verdict: {why}");
+            }
+            Verdict::Causes(causes) if causes.is_empty() => {
+                let _ = writeln!(out, "#   no cause found");
+            }
+            Verdict::Causes(causes) => {
+                for (rank, cause) in causes.iter().enumerate() {
+                    let _ = writeln!(out, "#   {}. {cause}", rank + 1);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A thread's worst run for the JSON (`threads.NAME.spikes`, one entry).
+pub fn json(record: &SpikeRecord) -> Spike {
+    let (causes, unexplained) = match &record.verdict {
+        Verdict::Causes(causes) => (
+            causes
+                .iter()
+                .map(|c| {
+                    Field::from(SpikeCause {
+                        text: c.text.clone().into(),
+                        audit: c.audit.map(str::to_string).into(),
+                        score: c.score.into(),
+                    })
+                })
+                .collect(),
+            Field::Absent,
+        ),
+        Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
+    };
+    Spike {
+        cycle: record.cycle.into(),
+        latency: record.latency_ns.into(),
+        t: Field::Absent,
+        wake_ns: record.wake_ns.into(),
+        cpu: record.cpu.map(|c| c as u64).into(),
+        max: true.into(),
+        evidence_ns: vec![record.window_ns.0, record.window_ns.1].into(),
+        causes: causes.into(),
+        unexplained,
+    }
+}
