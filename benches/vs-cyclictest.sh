@@ -46,7 +46,8 @@
 #   <repo>/target/x86_64-unknown-linux-musl/board/rtlat), RSS_FLOOR (default
 #   <repo>/target/release/examples/rss_floor), CYCLICTEST (default: cyclictest
 #   on PATH), N1 N2 (callgrind loop counts, default 2000 22000), PAIRS (default 10),
-#   LOOPS (cycles per latency run, default 20000), RSS_REPS (default 3), KEEP=1.
+#   LOOPS (cycles per latency run, default 20000), RSS_REPS (default 3), KEEP=1,
+#   RTLAT_ARGS (options added to every rtlat run, e.g. --explain; default none).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -85,7 +86,9 @@ echo "# rtlat: $RTLAT (commit $commit, $dirty modified tracked files; binary bui
 # The two tools as commands; rtlat is invoked as `rtlat run`, from a copy in the temp dir so
 # that a `cargo build` during the run cannot swap binaries between the runs.
 cp "$RTLAT" "$out/rtlat"
-rt=("$out/rtlat" run)
+# RTLAT_ARGS: more rtlat options for every rtlat run (e.g. --explain: its overhead).
+read -r -a rtlat_args <<<"${RTLAT_ARGS:-}"
+rt=("$out/rtlat" run "${rtlat_args[@]}")
 board=()
 if [[ -x $RTLAT_BOARD ]]; then
     cp "$RTLAT_BOARD" "$out/rtlat-board"
