@@ -363,7 +363,7 @@ fn causes_are_ranked_by_total_duration_with_evidence_and_audit_checks() {
     assert_eq!(
         lines,
         [
-            "thread_noise kworker/2:1:147 ran 1× for 30.0 µs on CPU 2 (osnoise tracer) (rtlat audit: threads.on_isolated)",
+            "thread_noise kworker/2:1:147 ran 1× for 30 µs on CPU 2 (osnoise tracer) (rtlat audit: threads.on_isolated)",
             "irq_noise enp1s0:24 ran 1× for 5.0 µs on CPU 2 (osnoise tracer): move IRQ 24 with rtlat irq --away-from 2 (rtlat audit: irq.on_isolated)",
             "irq_noise local_timer:236 ran 2× for 5.0 µs on CPU 2 (osnoise tracer)",
             "softirq_noise TIMER:1 ran 1× for 4.0 µs on CPU 2 (osnoise tracer)",

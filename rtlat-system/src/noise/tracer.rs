@@ -69,7 +69,7 @@ use std::path::{Path, PathBuf};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
 
-use super::verdict::{Cause, Spike};
+use super::verdict::{Cause, Spike, duration};
 use crate::Facts;
 
 /// The tracer's noise events, under `events/osnoise/`.
@@ -735,15 +735,4 @@ pub fn causes<'a>(events: impl IntoIterator<Item = &'a NoiseEvent>) -> Vec<Cause
         .collect();
     causes.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.text.cmp(&b.text)));
     causes
-}
-
-/// `800 ns`, `7.1 µs`, `4.1 ms`.
-fn duration(ns: u64) -> String {
-    if ns >= 1_000_000 {
-        format!("{:.1} ms", ns as f64 / 1e6)
-    } else if ns >= 1_000 {
-        format!("{:.1} µs", ns as f64 / 1e3)
-    } else {
-        format!("{ns} ns")
-    }
 }

@@ -393,12 +393,15 @@ pub fn explain_with(
     causes
 }
 
-/// `4.1 ms`, `230 µs`, `800 ns`.
-fn duration(ns: u64) -> String {
+/// A duration as the verdicts write it: `4.1 ms`, `230 µs`, `7.1 µs`, `800 ns` (three
+/// significant figures at most, a tenth of a µs where it matters).
+pub(super) fn duration(ns: u64) -> String {
     if ns >= 1_000_000 {
         format!("{:.1} ms", ns as f64 / 1e6)
-    } else if ns >= 1_000 {
+    } else if ns >= 10_000 {
         format!("{} µs", ns / 1_000)
+    } else if ns >= 1_000 {
+        format!("{:.1} µs", ns as f64 / 1e3)
     } else {
         format!("{ns} ns")
     }

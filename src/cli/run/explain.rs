@@ -424,22 +424,28 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
                 spike.cycle,
                 if spike.max { " (max)" } else { "" }
             );
-            match &spike.verdict {
-                Verdict::Unexplained(why) => {
-                    let _ = writeln!(out, "#   no verdict: {why}");
-                }
-                Verdict::Causes(causes) if causes.is_empty() => {
-                    let _ = writeln!(out, "#   no cause found");
-                }
-                Verdict::Causes(causes) => {
-                    for (rank, cause) in causes.iter().enumerate() {
-                        let _ = writeln!(out, "#   {}. {cause}", rank + 1);
-                    }
-                }
-            }
+            verdict_lines(&mut out, &spike.verdict);
         }
     }
     out
+}
+
+/// A verdict's lines under its spike: `#   1. <cause>` each, most likely first; `#   no cause
+/// found`; or `#   no verdict: <why>`.
+pub fn verdict_lines(out: &mut String, verdict: &Verdict) {
+    match verdict {
+        Verdict::Unexplained(why) => {
+            let _ = writeln!(out, "#   no verdict: {why}");
+        }
+        Verdict::Causes(causes) if causes.is_empty() => {
+            let _ = writeln!(out, "#   no cause found");
+        }
+        Verdict::Causes(causes) => {
+            for (rank, cause) in causes.iter().enumerate() {
+                let _ = writeln!(out, "#   {}. {cause}", rank + 1);
+            }
+        }
+    }
 }
 
 fn threshold_name(f: &Findings) -> &'static str {

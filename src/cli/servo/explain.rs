@@ -160,19 +160,7 @@ pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeR
             "# explain {} thread: max jitter {jitter} ns, from the late wake-up of run {} ({} ns late):",
             plan.name, record.cycle, record.latency_ns
         );
-        match &record.verdict {
-            Verdict::Unexplained(why) => {
-                let _ = writeln!(out, "#   no verdict: {why}");
-            }
-            Verdict::Causes(causes) if causes.is_empty() => {
-                let _ = writeln!(out, "#   no cause found");
-            }
-            Verdict::Causes(causes) => {
-                for (rank, cause) in causes.iter().enumerate() {
-                    let _ = writeln!(out, "#   {}. {cause}", rank + 1);
-                }
-            }
-        }
+        crate::cli::run::explain::verdict_lines(&mut out, &record.verdict);
     }
     out
 }
