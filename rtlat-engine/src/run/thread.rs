@@ -183,18 +183,20 @@ impl WithClockAndTimer for Thread<'_> {
         if let (Some(tap), Some(first)) = (tap, engine.next_deadline()) {
             tap.start(first);
         }
-        // The features a plain run has off (spike list, `-v` ring, per-second series, -D)
-        // cost the loop one test of this flag per cycle, their own tests only when one is on.
-        let extras = plan.spike_above_ns.is_some()
+        // The features a plain run has off (spike list, `-v` ring, per-second series, -D, the
+        // --explain tap) cost the loop one test of this flag per cycle, their own tests only
+        // when one is on (the tap, alone, skips the others' tests).
+        let others = plan.spike_above_ns.is_some()
             || ring.is_some()
-            || tap.is_some()
             || plan.seconds_series
             || plan.duration_ns.is_some();
+        let extras = others || tap.is_some();
         let mut work = RunCycle {
             state,
             linear,
             seconds,
             extras,
+            others,
             seconds_series: plan.seconds_series,
             stop_at,
             spike_above_ns: plan.spike_above_ns.unwrap_or(i64::MAX),
@@ -239,8 +241,10 @@ struct RunCycle<'a> {
     linear: Option<Linear>,
     seconds: SecondWindows,
     /// Any of the features a plain run has off: the spike list, the `-v` ring, the
-    /// per-second series, `-D`.
+    /// per-second series, `-D`, `--explain`'s tap.
     extras: bool,
+    /// Any of them but `--explain`'s tap.
+    others: bool,
     /// Per-second windows are recorded (only when they are written: `--json`).
     seconds_series: bool,
     // Off features as sentinels no sample reaches: one compare each, no option to unwrap.
@@ -292,33 +296,36 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
             self.publish_at = sample.wake_ticks.saturating_add(self.publish_every);
         }
         if self.extras {
-            if self.seconds_series {
-                // Two compares per cycle; once per second a push into the windows' ring.
-                // A copy is lent, never `sample` itself: a sample whose address is taken
-                // stays in memory on every cycle, not just those of this branch.
-                let lent = sample;
-                self.seconds.record(
-                    &lent,
-                    state.histogram.summary(),
-                    engine.overruns(),
-                    self.seconds_ring,
-                );
-            }
-            if sample.latency_ns > self.spike_above_ns {
-                state.spikes_total += 1;
-                if state.spikes.len() < state.spikes.capacity() {
-                    state.spikes.push((sample.latency_ns, sample.wake_ticks));
-                }
-            }
-            if let Some(ring) = self.ring {
-                ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
-            }
+            // --explain's one store, first: a run with --explain alone skips the tests below.
             if let Some(tap) = self.tap {
                 tap.record(sample.cycle, sample.wake_ticks);
             }
-            // -D: past the end (a cycle that also broke ends the run below, as a break).
-            if !broke && sample.wake_ticks >= self.stop_at {
-                return Flow::Stop;
+            if self.others {
+                if self.seconds_series {
+                    // Two compares per cycle; once per second a push into the windows' ring.
+                    // A copy is lent, never `sample` itself: a sample whose address is taken
+                    // stays in memory on every cycle, not just those of this branch.
+                    let lent = sample;
+                    self.seconds.record(
+                        &lent,
+                        state.histogram.summary(),
+                        engine.overruns(),
+                        self.seconds_ring,
+                    );
+                }
+                if sample.latency_ns > self.spike_above_ns {
+                    state.spikes_total += 1;
+                    if state.spikes.len() < state.spikes.capacity() {
+                        state.spikes.push((sample.latency_ns, sample.wake_ticks));
+                    }
+                }
+                if let Some(ring) = self.ring {
+                    ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
+                }
+                // -D: past the end (a cycle that also broke ends the run below, as a break).
+                if !broke && sample.wake_ticks >= self.stop_at {
+                    return Flow::Stop;
+                }
             }
         }
         if broke {
