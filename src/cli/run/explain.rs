@@ -25,9 +25,6 @@ use serde_json::Number;
 
 use super::options::{Plan, RunConfig};
 
-/// Spike records kept per thread (cyclictest's `--spike-nodes` default).
-pub const NODES: usize = 1024;
-
 /// The main thread's time explaining spikes per pass (it drains every 10 ms): the sampler
 /// cannot sample while a verdict is made.
 const SETTLE_BUDGET: Duration = Duration::from_millis(2);
@@ -128,7 +125,7 @@ impl Explainer {
                         interval_ns: t.interval_us * 1000,
                     },
                     threshold,
-                    NODES,
+                    config.explain_nodes as usize,
                 )
             })
             .collect();
@@ -397,7 +394,11 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
             f.above_threshold,
             f.spikes.len(),
             if f.left_off > 0 {
-                format!(", {} left off (the worst {NODES} are kept)", f.left_off)
+                format!(
+                    ", {} left off (the worst {} are kept: --explain-nodes)",
+                    f.left_off,
+                    f.spikes.len()
+                )
             } else {
                 String::new()
             },

@@ -82,7 +82,9 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              \x20                        preemptions and migrations every 5 ms; a verdict per\n\
              \x20                        spike after the results and in --json (spikes[])\n\
              \x20     --explain-above=N  explain every latency above N (unit of -b); default -b's\n\
-             \x20                        value, else each thread's p99.9 once known\n",
+             \x20                        value, else each thread's p99.9 once known\n\
+             \x20     --explain-nodes=N  keep the records of the worst N spikes per thread\n\
+             \x20                        (default 1024)\n",
         );
         text.push_str(&format!(
             "\x20     --profile=NAME     a board's settings as defaults: one thread per board CPU\n\

@@ -95,6 +95,9 @@ pub struct RunConfig {
     /// `--explain-above`: explain every latency above this (in `unit`); default `-b`'s value,
     /// else each thread's p99.9 once known.
     pub explain_above: Option<u64>,
+    /// `--explain-nodes`: the spike records `--explain` keeps per thread, the worst (default
+    /// 1024, as `--spike-nodes`).
+    pub explain_nodes: u32,
     /// `--deepest-idle-state N`: the deepest CPU idle state the run's CPUs may enter (states
     /// numbered above N are disabled for the run, restored after); -1 disables them all.
     pub deepest_idle_state: Option<i32>,
@@ -155,6 +158,7 @@ impl Default for RunConfig {
             spike_nodes: DEFAULT_SPIKE_NODES,
             explain: false,
             explain_above: None,
+            explain_nodes: DEFAULT_SPIKE_NODES,
             deepest_idle_state: None,
             verbose: false,
             unbuffered: false,

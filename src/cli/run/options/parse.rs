@@ -102,6 +102,7 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     let mut aligned = false;
     let mut secaligned = false;
     let mut spike_nodes_given = false;
+    let mut explain_nodes_given = false;
     let mut histogram_size = None;
     let mut with_total = false;
     let mut priority_text = None;
@@ -268,6 +269,7 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             | Opt::Backend
             | Opt::Explain
             | Opt::ExplainAbove
+            | Opt::ExplainNodes
                 if invoked_as_cyclictest =>
             {
                 return Err(UsageError::RtlatOnly { option: name(id) });
@@ -276,6 +278,10 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
                 board = Some(BoardProfile::by_name(value).ok_or_else(|| invalid(id, value))?);
             }
             Opt::Explain => config.explain = true,
+            Opt::ExplainNodes => {
+                config.explain_nodes = number_u32(id, value, 1, MAX_SPIKE_NODES)?;
+                explain_nodes_given = true;
+            }
             Opt::ExplainAbove => {
                 config.explain_above = Some(number(id, value, 1, MAX_THRESHOLD)?);
             }
@@ -439,6 +445,9 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
     }
     if config.explain_above.is_some() && !config.explain {
         return requires(Opt::ExplainAbove, "--explain");
+    }
+    if explain_nodes_given && !config.explain {
+        return requires(Opt::ExplainNodes, "--explain");
     }
     // The evidence sampler's times are CLOCK_MONOTONIC's: a spike is placed among them by
     // its wake-up on that clock.

@@ -67,6 +67,8 @@ pub(super) enum Opt {
     Explain,
     /// `--explain-above`: the latency above which `--explain` explains.
     ExplainAbove,
+    /// `--explain-nodes`: how many spike records `--explain` keeps per thread.
+    ExplainNodes,
 }
 
 const fn spec(
@@ -173,6 +175,7 @@ pub(super) const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Backend, None, "backend", Required, false),
     spec(Opt::Explain, None, "explain", No, false),
     spec(Opt::ExplainAbove, None, "explain-above", Required, false),
+    spec(Opt::ExplainNodes, None, "explain-nodes", Required, false),
 ];
 
 /// The option table as a name reads it: under the name cyclictest, `-n`/`--nanosleep` (gone
@@ -234,7 +237,7 @@ pub(super) fn expected(id: Opt) -> String {
         Opt::Loops => "a number of loops, 0 for no limit".into(),
         Opt::Oscope => "a reduction factor".into(),
         Opt::Priority => format!("a priority of 1 to {MAX_RT_PRIORITY}"),
-        Opt::SpikeNodes => format!("a number of spikes to keep, 1 to {MAX_SPIKE_NODES}"),
+        Opt::SpikeNodes | Opt::ExplainNodes => format!("a number of spikes to keep, 1 to {MAX_SPIKE_NODES}"),
         Opt::Threads => format!("a thread count of 1 to {MAX_THREADS} (bare -t: one per CPU)"),
         Opt::Policy => "one of other, normal, batch, idle, fifo, rr".into(),
         Opt::DeepestIdleState => format!(
