@@ -457,6 +457,27 @@ fn threshold_name(f: &Findings) -> &'static str {
     }
 }
 
+/// A verdict in the JSON: its `causes` (empty when there is none) and, without a verdict,
+/// the `unexplained` reason.
+pub fn verdict_json(verdict: &Verdict) -> (Vec<Field<SpikeCause>>, Field<String>) {
+    match verdict {
+        Verdict::Causes(causes) => (
+            causes
+                .iter()
+                .map(|c| {
+                    Field::from(SpikeCause {
+                        text: c.text.clone().into(),
+                        audit: c.audit.map(str::to_string).into(),
+                        score: c.score.into(),
+                    })
+                })
+                .collect(),
+            Field::Absent,
+        ),
+        Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
+    }
+}
+
 /// Thread `found`'s `explain` object and `spikes` list for the JSON.
 pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Field<Spike>>) {
     let f = &found.findings;
@@ -483,22 +504,7 @@ pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Fiel
                 .origin_ns
                 .filter(|_| s.wake_ns > 0)
                 .and_then(|o| Number::from_f64(s.wake_ns.saturating_sub(o) as f64 / 1e9));
-            let (causes, unexplained) = match &s.verdict {
-                Verdict::Causes(causes) => (
-                    causes
-                        .iter()
-                        .map(|c| {
-                            Field::from(SpikeCause {
-                                text: c.text.clone().into(),
-                                audit: c.audit.map(str::to_string).into(),
-                                score: c.score.into(),
-                            })
-                        })
-                        .collect(),
-                    Field::Absent,
-                ),
-                Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
-            };
+            let (causes, unexplained) = verdict_json(&s.verdict);
             Field::from(Spike {
                 cycle: s.cycle.into(),
                 latency: s.latency_ns.into(),

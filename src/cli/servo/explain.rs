@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use rtlat::formats::schema::Field;
-use rtlat::formats::schema::rtlat::{Spike, SpikeCause};
+use rtlat::formats::schema::rtlat::Spike;
 use rtlat_engine::servo::{Plan, Shared};
 use rtlat_system::Facts;
 use rtlat_system::noise::{
@@ -167,22 +167,7 @@ pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeR
 
 /// A thread's worst run for the JSON (`threads.NAME.spikes`, one entry).
 pub fn json(record: &SpikeRecord) -> Spike {
-    let (causes, unexplained) = match &record.verdict {
-        Verdict::Causes(causes) => (
-            causes
-                .iter()
-                .map(|c| {
-                    Field::from(SpikeCause {
-                        text: c.text.clone().into(),
-                        audit: c.audit.map(str::to_string).into(),
-                        score: c.score.into(),
-                    })
-                })
-                .collect(),
-            Field::Absent,
-        ),
-        Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
-    };
+    let (causes, unexplained) = crate::cli::run::explain::verdict_json(&record.verdict);
     Spike {
         cycle: record.cycle.into(),
         latency: record.latency_ns.into(),
