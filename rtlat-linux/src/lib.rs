@@ -8,6 +8,7 @@ pub mod cpuset;
 pub mod dma_latency;
 pub mod errno;
 pub mod ftrace;
+pub mod kernel_file;
 pub mod memory;
 pub mod named_pipe;
 pub mod privileges;

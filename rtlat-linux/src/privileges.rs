@@ -5,7 +5,7 @@
 //! it; a container may drop it), or when the priority is at most the `RLIMIT_RTPRIO` soft limit
 //! (`ulimit -r`). Being uid 0 is not itself enough: it is the capability that counts.
 
-use crate::errno::OsError;
+use crate::errno::{Errno, OsError};
 use crate::sys;
 use crate::thread::{Policy, ThreadError};
 
@@ -104,6 +104,25 @@ pub fn cap_eff_from_status(status: &str) -> Option<u64> {
         .lines()
         .find_map(|line| line.strip_prefix("CapEff:"))?;
     u64::from_str_radix(line.trim(), 16).ok()
+}
+
+/// Whether this process runs with effective user id 0.
+pub fn is_root() -> bool {
+    sys::geteuid() == 0
+}
+
+/// What to tell a user whose access to a kernel file failed with `errno`, after the error
+/// itself (`"; …"`), or nothing: "run as root" only to a user who is not root and was
+/// refused (`EACCES`, `EPERM`); root refused is told so; any other error (`EINVAL`, `EIO`)
+/// is no matter of privileges and gets no hint. `root`: [`is_root`].
+pub fn access_hint(errno: Errno, root: bool, root_only: &'static str) -> String {
+    match errno {
+        Errno::EACCES | Errno::EPERM if root => {
+            "; root was refused too (kernel lockdown, a security module, or a container without that access)".to_owned()
+        }
+        Errno::EACCES | Errno::EPERM => format!("; run as root ({root_only})"),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -317,5 +336,24 @@ mod tests {
                 ..Child::default()
             },
         );
+    }
+
+    #[test]
+    fn the_access_hint_says_run_as_root_only_to_others_refused() {
+        let files = "tracefs files are root-only";
+        assert_eq!(
+            access_hint(Errno::EACCES, false, files),
+            "; run as root (tracefs files are root-only)"
+        );
+        assert_eq!(
+            access_hint(Errno::EPERM, false, files),
+            "; run as root (tracefs files are root-only)"
+        );
+        assert!(!access_hint(Errno::EACCES, true, files).contains("run as root"));
+        assert!(access_hint(Errno::EACCES, true, files).starts_with("; root was refused"));
+        for errno in [libc::EINVAL, libc::EIO, libc::EBUSY] {
+            assert_eq!(access_hint(Errno::from_raw(errno), false, files), "");
+            assert_eq!(access_hint(Errno::from_raw(errno), true, files), "");
+        }
     }
 }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use rtlat_linux::Errno;
 use rtlat_linux::cpuset::CpuListError;
+use rtlat_linux::privileges::{access_hint, is_root};
 
 /// The longest piece of a file quoted in a [`Malformed`] message.
 const MAX_QUOTE: usize = 120;
@@ -48,8 +49,9 @@ pub enum FactError {
     },
     /// The file exists but cannot be read.
     #[error(
-        "cannot read {}: {errno}; run as root (some /proc and /sys files are root-only) or check the root path",
-        path.display()
+        "cannot read {}: {errno}{}",
+        path.display(),
+        access_hint(*errno, is_root(), "some /proc and /sys files are root-only")
     )]
     Unreadable {
         /// The path, under the root.
@@ -174,7 +176,14 @@ mod tests {
         assert!(FactError::from_io(p, &std::io::Error::from_raw_os_error(libc::ESRCH)).is_absent());
         let denied = FactError::from_io(p, &std::io::Error::from_raw_os_error(libc::EACCES));
         assert!(!denied.is_absent());
-        assert!(denied.to_string().contains("run as root"), "{denied}");
+        // "run as root" is said to a user who is not root, never to root.
+        assert_eq!(
+            denied.to_string().contains("run as root"),
+            !is_root(),
+            "{denied}"
+        );
+        let invalid = FactError::from_io(p, &std::io::Error::from_raw_os_error(libc::EINVAL));
+        assert!(!invalid.to_string().contains("root"), "{invalid}");
         assert_eq!(denied.path(), Some(p));
         assert_eq!(denied.errno(), Some(Errno::EACCES));
         assert_eq!(absent.errno(), Some(Errno::ENOENT));

@@ -1,6 +1,5 @@
 //! The few small, total functions every fact reads its file with.
 
-use std::io::Read;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -10,18 +9,12 @@ use rtlat_linux::cpuset::CpuSet;
 /// The most bytes read from one file: far above any /proc or /sys file these facts read
 /// (`/proc/interrupts` of a 1024-CPU machine is a few MiB), so a stray huge file in a
 /// captured tree cannot exhaust memory.
-const MAX_FILE: u64 = 64 << 20;
+const MAX_FILE: usize = 64 << 20;
 
 /// The file's text (invalid UTF-8, e.g. in a thread name, replaced by U+FFFD).
+/// Read as the kernel expects ([`rtlat_linux::kernel_file`]: every read offered a page).
 pub(crate) fn text(path: &Path) -> Result<String, FactError> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_FILE).read_to_end(&mut bytes))
-        .map_err(|e| FactError::from_io(path, &e))?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    rtlat_linux::kernel_file::read_text(path, MAX_FILE).map_err(|e| FactError::from_io(path, &e))
 }
 
 /// The file's text without the trailing newline and surrounding whitespace.

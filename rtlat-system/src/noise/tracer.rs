@@ -62,12 +62,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::fs::OpenOptions;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rtlat_linux::Errno;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
+use rtlat_linux::privileges::{access_hint, is_root};
 
 use super::verdict::{Cause, Spike, duration};
 use crate::Facts;
@@ -76,9 +78,9 @@ use crate::Facts;
 pub const NOISE_EVENTS: [&str; 4] = ["irq_noise", "softirq_noise", "thread_noise", "nmi_noise"];
 
 /// The most bytes of `trace` read (a trace of a long run can be large; the rest is not read).
-pub const MAX_TRACE: u64 = 256 << 20;
+pub const MAX_TRACE: usize = 256 << 20;
 /// The most bytes of any other tracefs file read.
-const MAX_SETTING: u64 = 64 << 10;
+const MAX_SETTING: usize = 64 << 10;
 
 /// Whether the osnoise tracer can be used on this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,7 +172,11 @@ pub enum TracerError {
     #[error("no CPU to trace")]
     NoCpus,
     /// A tracefs file could not be read or written.
-    #[error("cannot {call} {}: {source}; run as root (tracefs files are root-only)", path.display())]
+    #[error(
+        "cannot {call} {}: {source}{}",
+        path.display(),
+        access_hint(Errno::from_io(source), is_root(), "tracefs files are root-only")
+    )]
     Io {
         /// `read` or `write`.
         call: &'static str,
@@ -361,16 +367,14 @@ fn read_setting(path: &Path) -> Result<String, TracerError> {
     Ok(read_bounded(path, MAX_SETTING)?.trim().to_owned())
 }
 
-fn read_bounded(path: &Path, max: u64) -> Result<String, TracerError> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|f| f.take(max).read_to_end(&mut bytes))
-        .map_err(|source| TracerError::Io {
-            call: "read",
-            path: path.to_path_buf(),
-            source,
-        })?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+/// Read as the kernel expects: `osnoise/cpus` refuses (`EINVAL`) a read whose buffer is not
+/// larger than its text ([`rtlat_linux::kernel_file`]).
+fn read_bounded(path: &Path, max: usize) -> Result<String, TracerError> {
+    rtlat_linux::kernel_file::read_text(path, max).map_err(|source| TracerError::Io {
+        call: "read",
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes a setting the way `echo value > file` does; never creates a file.
@@ -653,7 +657,9 @@ fn seconds_ns(text: &str, digits: u32) -> Option<u64> {
 
 /// The events on `spike`'s CPU that overlap its window `[previous_wake_ns, wake_ns]` (an
 /// event touching an edge counts), except the runs of the measuring thread itself
-/// (`spike.tid`, a `thread_noise` of every run with the tracer's workload off).
+/// (`spike.tid`, a `thread_noise` of every run with the tracer's workload off) and of the
+/// idle task (`swapper/N`, pid 0: with the workload off the tracer reports the CPU's idle
+/// time as its `thread_noise`; a CPU idle is waiting for the wake-up, not delaying it).
 pub fn events_overlapping<'a>(events: &'a [NoiseEvent], spike: &Spike) -> Vec<&'a NoiseEvent> {
     events
         .iter()
@@ -661,10 +667,15 @@ pub fn events_overlapping<'a>(events: &'a [NoiseEvent], spike: &Spike) -> Vec<&'
             e.cpu == spike.cpu
                 && e.start_ns <= spike.wake_ns
                 && e.end_ns >= spike.previous_wake_ns
-                && !(e.kind == NoiseKind::Thread && e.pid.is_some() && e.pid == spike.tid)
+                && !(e.kind == NoiseKind::Thread
+                    && e.pid
+                        .is_some_and(|pid| pid == IDLE_PID || Some(pid) == spike.tid))
         })
         .collect()
 }
+
+/// The pid of each CPU's idle task (`swapper/N`).
+const IDLE_PID: u32 = 0;
 
 /// Names of x86 system vectors (`irq_noise` of arch interrupts): not device IRQs, so not
 /// movable with `rtlat irq`.

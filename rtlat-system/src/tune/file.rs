@@ -12,7 +12,7 @@
 
 use std::ffi::{CStr, CString};
 use std::fs::{File, OpenOptions};
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::os::fd::{AsFd as _, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
@@ -26,14 +26,12 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 pub const WRITABLE: [&str; 2] = ["/proc/irq/", "/sys/devices/system/cpu/"];
 
 /// The most bytes read from one file (kernel files here hold a word or a CPU list).
-const MAX_FILE: u64 = 1 << 20;
+const MAX_FILE: usize = 1 << 20;
 
 /// The content of the file at `path` without surrounding whitespace (any file: this is the
 /// read side of [`crate::facts`], links followed).
 pub fn read_value(path: &Path) -> Result<String, TuneError> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_FILE).read_to_end(&mut bytes))
+    let bytes = rtlat_linux::kernel_file::read_bounded(path, MAX_FILE)
         .map_err(|e| TuneError::Fact(FactError::from_io(path, &e)))?;
     Ok(String::from_utf8_lossy(&bytes).trim().to_owned())
 }
@@ -41,10 +39,8 @@ pub fn read_value(path: &Path) -> Result<String, TuneError> {
 /// The content of the kernel file `system_path` under `root`, opened as [`write_value`]
 /// opens it (no link followed), without surrounding whitespace.
 pub fn read_kernel_file(root: &Path, system_path: &str) -> Result<String, TuneError> {
-    let file = open(root, system_path, Access::Read)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE)
-        .read_to_end(&mut bytes)
+    let mut file = open(root, system_path, Access::Read)?;
+    let bytes = rtlat_linux::kernel_file::read_from(&mut file, MAX_FILE)
         .map_err(|e| TuneError::Fact(FactError::from_io(&under(root, system_path), &e)))?;
     Ok(String::from_utf8_lossy(&bytes).trim().to_owned())
 }
