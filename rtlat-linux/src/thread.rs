@@ -451,6 +451,19 @@ mod tests {
             "priority 100 is out of range for SCHED_RR: use 1..=99"
         );
         assert_eq!(e.errno(), None);
+
+        // A measuring thread that cannot go to its CPU: which one, and the likely cause.
+        let e = ThreadError::Affinity {
+            cpus: vec![3],
+            errno: Errno::EINVAL,
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("cannot pin the thread to CPU 3: "),
+            "{text}"
+        );
+        assert!(text.contains("cgroup cpuset does not allow it"), "{text}");
+        assert!(!text.contains('\n'), "one line: {text}");
     }
 
     #[test]
