@@ -85,12 +85,24 @@ fn tasks(pid: i32) -> Vec<Task> {
         .collect()
 }
 
-/// Waits (up to [`BOUND`]) until `done` holds for the tasks of `pid`; returns the last read.
+/// Whether `pid` has ended (a zombie not reaped yet, or gone).
+fn ended(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let after = &stat[stat.rfind(')')? + 2..];
+            after.split_whitespace().next().map(|state| state == "Z")
+        })
+        .unwrap_or(true)
+}
+
+/// Waits (up to [`BOUND`], or until the process ends) until `done` holds for the tasks of
+/// `pid`; returns the last read.
 fn wait_for_tasks(pid: i32, done: impl Fn(&[Task]) -> bool) -> Vec<Task> {
     let until = Instant::now() + BOUND;
     loop {
         let now = tasks(pid);
-        if done(&now) || Instant::now() > until {
+        if done(&now) || ended(pid) || Instant::now() > until {
             return now;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -157,7 +169,7 @@ fn placed(program: &Path, args: &[&str], expected: &[String]) -> Placed {
     Placed {
         threads,
         main,
-        outcome: running.finish(BOUND),
+        outcome: running.finish_within(BOUND).0,
     }
 }
 
@@ -308,9 +320,9 @@ fn lists_that_leave_no_cpu_end_as_in_cyclictest() {
         let out = on_cpu0(&rtlat(), &run_args).finish(BOUND);
         if out.code() != 2
             || out.stderr.lines().count() != 1
-            || !out
-                .stderr
-                .starts_with(&format!("rtlat run: invalid value '{value}' for -a/--affinity: "))
+            || !out.stderr.starts_with(&format!(
+                "rtlat run: invalid value '{value}' for -a/--affinity: "
+            ))
         {
             problems.push(format!(
                 "taskset -c 0 rtlat run ... -a {value}: status {}, {:?}",
@@ -346,7 +358,7 @@ fn latency_samples_on_a_cpu_outside_its_affinity_mask_as_xenomais_does() {
         let now = wait_for_tasks(pid, |t| pinned(t) == 1);
         assert_eq!(pinned(&now), 1, "{who}: a thread on CPU {one}: {now:?}");
         ran_where_pinned(pid, who);
-        let out = running.finish(BOUND);
+        let out = running.finish_within(BOUND).0;
         assert_eq!(out.code(), 0, "{who}: {}", out.stderr);
     }
     // A CPU that is not online: status 1 from both under the name latency, 2 as rtlat's.
@@ -390,7 +402,7 @@ fn servo_runs_both_threads_on_a_cpu_outside_its_affinity_mask() {
     let now = wait_for_tasks(pid, |t| thread_cpus(t, pid) == both);
     assert_eq!(thread_cpus(&now, pid), both, "{now:?}");
     ran_where_pinned(pid, "servo");
-    let out = running.finish(BOUND);
+    let out = running.finish_within(BOUND).0;
     assert_eq!(out.code(), 0, "{}", out.stderr);
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -418,18 +430,15 @@ fn monitor_placement(running: Running, one: &str) {
         running.stderr_so_far()
     );
     let pid = running.pid();
-    let named = |t: &[Task], name: &str| {
-        t.iter()
-            .find(|t| t.name == name)
-            .map(|t| t.allowed.clone())
-    };
+    let named =
+        |t: &[Task], name: &str| t.iter().find(|t| t.name == name).map(|t| t.allowed.clone());
     let now = wait_for_tasks(pid, |t| named(t, "rtlat-t0").as_deref() == Some(one));
     ran_where_pinned(pid, "monitor");
     assert_eq!(named(&now, "rtlat-t0").as_deref(), Some(one), "{now:?}");
     assert_eq!(named(&now, "rtlat-http").as_deref(), Some("0"), "{now:?}");
     assert_eq!(main_task(&now, pid).allowed, "0", "{now:?}");
     running.signal(libc::SIGTERM);
-    let out = running.finish(BOUND);
+    let out = running.finish_within(BOUND).0;
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(
         out.stderr
@@ -465,6 +474,7 @@ fn spawn_isolated(dir: &TempDir, isolated: &str, args: &[&str]) -> Running {
     let until = Instant::now() + BOUND;
     while !std::fs::read_link(format!("/proc/{}/exe", running.pid()))
         .is_ok_and(|exe| exe.to_string_lossy().contains("rtlat"))
+        && !ended(running.pid())
         && Instant::now() < until
     {
         std::thread::sleep(Duration::from_millis(10));
@@ -496,7 +506,11 @@ fn on_an_isolated_machine_servo_runs_on_the_last_isolated_cpu_by_default() {
     assert_eq!(out.code(), 0, "{}", out.stderr);
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["cpu"].to_string(), one, "LinuxCNC's CPU: the isolated one");
+    assert_eq!(
+        doc["cpu"].to_string(),
+        one,
+        "LinuxCNC's CPU: the isolated one"
+    );
     // None isolated: the last CPU of the affinity mask.
     let plain = TempDir::new("cpus-servo-plain");
     let json = plain.join("servo.json");
@@ -516,7 +530,10 @@ fn on_an_isolated_machine_servo_runs_on_the_last_isolated_cpu_by_default() {
 fn a_board_profile_runs_on_the_isolated_cpus_of_its_layout() {
     let _guard = measuring();
     let one = outside();
-    assert_eq!(one, 1, "the profile's layout for two threads is CPUs 0 and 1");
+    assert_eq!(
+        one, 1,
+        "the profile's layout for two threads is CPUs 0 and 1"
+    );
     // A board booted with isolcpus=1, its cpufreq files faked (held and restored in the
     // namespace): the profile's two threads on CPUs 0 and 1, as its layout says.
     let dir = TempDir::new("cpus-profile-isolated");
