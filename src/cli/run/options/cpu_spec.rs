@@ -22,7 +22,7 @@ use super::UsageError;
 use super::values;
 
 /// A CPU list as given to `-a` or `--mainaffinity`, resolved against the machine's CPUs by
-/// [`super::RunConfig::plan`] (see the [module docs](self)).
+/// [`super::RunConfig::plan`] (all, `!LIST` and `+LIST` as cyclictest reads them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CpuSpec {
     /// `0-3,5`: these CPUs, each online (isolated CPUs included).
