@@ -14,6 +14,7 @@ mod audit_suggest;
 mod bad_input;
 mod compare;
 mod cpufreq;
+mod cpus;
 mod cyclictest_clients;
 mod cyclictest_compat;
 mod cyclictest_runtime;

@@ -12,6 +12,7 @@ pub mod kernel_file;
 pub mod memory;
 pub mod named_pipe;
 pub mod privileges;
+pub mod process_cpus;
 pub mod signals;
 mod sys;
 pub mod thread;
@@ -29,6 +30,7 @@ pub use memory::{
     unlock_memory,
 };
 pub use privileges::{RtCredentials, RtPermission, check_rt_permission};
+pub use process_cpus::{ProcessCpus, ProcessCpusError};
 pub use signals::SignalError;
 pub use thread::{
     Policy, Scheduling, ThreadError, ThreadSetup, UnknownPolicy, affinity, gettid, nice, scheduler,

@@ -74,7 +74,8 @@ pub enum ThreadError {
     },
     /// `sched_setaffinity` refused the CPU list.
     #[error(
-        "cannot pin the thread to CPUs {cpus:?}: {errno}; name online CPUs that the process's cpuset allows (see `taskset -pc $$` and /sys/devices/system/cpu/online)"
+        "cannot pin the thread to CPU {}: {errno}; the CPU is offline or this process's cgroup cpuset does not allow it (see /proc/self/cpuset and /sys/devices/system/cpu/online)",
+        cpu_list(cpus)
     )]
     Affinity {
         /// The CPUs asked for.
@@ -103,6 +104,12 @@ impl ThreadError {
             _ => None,
         }
     }
+}
+
+/// `cpus` as a CPU list (`1`, `0-3`), for [`ThreadError::Affinity`]'s message.
+fn cpu_list(cpus: &[usize]) -> String {
+    crate::cpuset::CpuSet::from_cpus(cpus.iter().copied())
+        .map_or_else(|_| format!("{cpus:?}"), |set| set.to_string())
 }
 
 /// A scheduling-policy name that is not one of [`Policy`]'s.
@@ -444,6 +451,19 @@ mod tests {
             "priority 100 is out of range for SCHED_RR: use 1..=99"
         );
         assert_eq!(e.errno(), None);
+
+        // A measuring thread that cannot go to its CPU: which one, and the likely cause.
+        let e = ThreadError::Affinity {
+            cpus: vec![3],
+            errno: Errno::EINVAL,
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("cannot pin the thread to CPU 3: "),
+            "{text}"
+        );
+        assert!(text.contains("cgroup cpuset does not allow it"), "{text}");
+        assert!(!text.contains('\n'), "one line: {text}");
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub enum UsageError {
         /// What is accepted.
         expected: String,
     },
-    /// A CPU list that does not parse or does not fit the available CPUs.
+    /// A CPU list that does not parse or does not fit the machine's CPUs.
     InvalidCpuList {
         /// The option.
         option: String,
@@ -98,15 +98,16 @@ pub enum UsageError {
     },
     /// No CPU is available to run the threads on.
     NoCpus,
-    /// `--profile` lays threads out on CPUs that are not available (a machine with fewer
-    /// CPUs than the board), and `-t`/`-a` did not choose others.
+    /// `--profile` lays threads out on CPUs that are not online (a machine with fewer CPUs
+    /// than the board), and `-t`/`-a` did not choose others.
     ProfileCpus {
         /// The profile's name.
         profile: &'static str,
         /// The CPUs the profile's threads would run on.
         needs: CpuSet,
-        /// The CPUs available (online and in the process's affinity mask).
-        available: CpuSet,
+        /// The online CPUs (isolated ones included: a board's isolated CPUs are the ones it
+        /// measures on).
+        online: CpuSet,
     },
     /// An output file that cannot be written.
     NotWritable {
@@ -191,10 +192,10 @@ impl fmt::Display for UsageError {
             UsageError::ProfileCpus {
                 profile,
                 needs,
-                available,
+                online,
             } => {
-                // The run that fits: as many threads as both have, on the first available CPUs.
-                let fit: Vec<usize> = available.iter().take(needs.len()).collect();
+                // The run that fits: as many threads as both have, on the first online CPUs.
+                let fit: Vec<usize> = online.iter().take(needs.len()).collect();
                 let fit = CpuSet::from_cpus(fit.iter().copied()).unwrap_or_default();
                 let cpus = |set: &CpuSet| {
                     let s = if set.len() == 1 { "" } else { "s" };
@@ -202,9 +203,9 @@ impl fmt::Display for UsageError {
                 };
                 write!(
                     f,
-                    "--profile {profile} needs {}, but this machine has {} (online and allowed for this process): -t and -a override the profile's CPUs, e.g. --profile {profile} -t {} -a {fit}",
+                    "--profile {profile} needs {}, but this machine has {} online: -t and -a override the profile's CPUs, e.g. --profile {profile} -t {} -a {fit}",
                     cpus(needs),
-                    cpus(available),
+                    cpus(online),
                     fit.len()
                 )
             }

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use rtlat_core::Record;
 use rtlat_core::report::XenomaiLine;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Policy, signals};
+use rtlat_linux::{ClockId, DmaLatencyGuard, Policy, ProcessCpus, signals};
 
 use rtlat_engine::Window;
 use rtlat_engine::latency::histogram::XenomaiHistogram;
@@ -36,6 +36,7 @@ use rtlat_engine::timers::ClockSource;
 use self::options::{Config, Parsed};
 use self::output::{BuildInfo, Overall};
 use crate::cli::backend::Backend;
+use crate::cli::run::options::cpuset_refused;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 
@@ -57,10 +58,10 @@ pub fn main(args: &[String]) -> ExitCode {
 }
 
 /// The exit status of a refused command line. Under the name `latency`, Xenomai's own: a
-/// value it cannot use (a period over 1 s, a CPU it cannot run on, `-t 1`/`-t 2` on a
-/// system without its core, an unknown `-t`) ends it with status 1 (`error(1, EINVAL, …)`),
-/// an option it does not know with its usage and 2. As `rtlat latency`, rtlat's 2 for both.
-/// Values Xenomai reads with `atoi` and gets wrong (`-p abc` is its default period there,
+/// value it cannot use (a period over 1 s, a CPU offline or outside the cgroup cpuset,
+/// `-t 1`/`-t 2` on a system without its core, an unknown `-t`) ends it with status 1
+/// (`error(1, EINVAL, …)`), an option it does not know with its usage and 2. As `rtlat
+/// latency`, rtlat's 2 for both. Values Xenomai reads with `atoi` and gets wrong (`-p abc` is its default period there,
 /// `-c x` CPU 0) are refused with rtlat's 2 under either name.
 fn refusal_status(e: &rtlat::options::UsageError) -> u8 {
     use rtlat::options::{CliError, UsageError};
@@ -138,14 +139,24 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     if !config.backend_given {
         config.backend = default_backend(program_name() == "latency");
     }
-    let available = available_cpus()?;
-    if !available.contains(config.cpu) {
-        errln!(
-            "{}: invalid value '{}' for -c: expected a CPU this process may run on ({})",
-            program_name(),
+    // Any online CPU, an isolated one included, as Xenomai's latency pins its thread there.
+    let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
+    let cpu = CpuSet::from_cpus([config.cpu]).map_err(|e| e.to_string())?;
+    let refused = if cpus.online().contains(config.cpu) {
+        cpus.refused_by_cpuset(&cpu)
+            .map_err(|e| e.to_string())?
+            .first()
+            .map(|_| cpuset_refused("-c", &config.cpu.to_string(), &cpu, &cpus))
+    } else {
+        Some(format!(
+            "invalid value '{}' for -c: CPU {} is not online (online CPUs: {}; isolated CPUs are accepted)",
             config.cpu,
-            cpu_list(&available)
-        );
+            config.cpu,
+            cpus.online()
+        ))
+    };
+    if let Some(line) = refused {
+        errln!("{}: {line}", program_name());
         return Ok(ExitCode::from(value_refused_status()));
     }
     rtlat_linux::check_rt_permission(Policy::Fifo, config.priority).map_err(|e| e.to_string())?;
@@ -419,20 +430,6 @@ fn print_now(text: &str) {
     }
 }
 
-fn available_cpus() -> Result<CpuSet, String> {
-    let online = CpuSet::online(std::path::Path::new("/")).map_err(|e| e.to_string())?;
-    let allowed = rtlat_linux::affinity().map_err(|e| e.to_string())?;
-    let allowed = CpuSet::from_cpus(allowed).map_err(|e| e.to_string())?;
-    Ok(online.intersection(&allowed))
-}
-
-fn cpu_list(cpus: &CpuSet) -> String {
-    cpus.iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// The `--help` text.
 pub fn usage(program: &str) -> String {
     format!(
@@ -460,7 +457,8 @@ pub fn usage(program: &str) -> String {
          \x20 -B NS      histogram bucket width in ns (default {bucket})\n\
          \x20 -l N       data lines per header, 0 for no header (default {lines})\n\
          \x20 -q         with -T: no RTT|/RTH|/RTD| lines, only the final figures\n\
-         \x20 -c CPU     run the sampling thread on CPU (default {cpu}, as Xenomai 3)\n\
+         \x20 -c CPU     run the sampling thread on CPU, any online one (an isolated CPU included;\n\
+         \x20            default {cpu}, as Xenomai 3)\n\
          \x20 -P PRIO    its SCHED_FIFO priority, 1..99 (default {priority})\n\
          \x20 -m MAX     after RTS|, print \"Maximum latency exceeded: WORST > MAX\" and exit with\n\
          \x20            status 1 if RTS|'s worst latency exceeds MAX µs (-m 0: no check)\n\
@@ -484,9 +482,9 @@ pub fn usage(program: &str) -> String {
          \x20 - values Xenomai reads with atoi and gets wrong are refused (status 2, one line):\n\
          \x20   -p 1x (1 µs there), -H 0 (a double free there), -B 0 (SIGFPE there), negative\n\
          \x20   -T, -m, -H, -l, -P outside 1..99 (clamped there)\n\
-         \x20 - a value Xenomai refuses (-p over 1 s, a CPU it cannot run on, -t 1/-t 2 without\n\
-         \x20   its core, an unknown -t) ends with its status 1 under the name latency, with one\n\
-         \x20   line saying why; as `rtlat latency`, with rtlat's 2\n\
+         \x20 - a value Xenomai refuses (-p over 1 s, a CPU offline or outside the cgroup\n\
+         \x20   cpuset, -t 1/-t 2 without its core, an unknown -t) ends with its status 1 under\n\
+         \x20   the name latency, with one line saying why; as `rtlat latency`, with rtlat's 2\n\
          \x20 - -? and -D print one line naming the problem, not the whole usage (status 2)\n\
          \x20 - memory is locked and /dev/cpu_dma_latency held at 0 for the run; the msw column\n\
          \x20   is always 0; warnings are one plain line on stderr\n\

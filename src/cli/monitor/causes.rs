@@ -46,14 +46,15 @@ pub struct WindowCauses {
 
 impl WindowCauses {
     /// Starts the sampler for the measuring threads of `plan`, whose thread ids are `tids`
-    /// (set up, not measuring yet), as `rtlat run --explain` does.
+    /// (set up, not measuring yet), as `rtlat run --explain` does: the sampler on the
+    /// `default_cpus` (the process's affinity mask) no thread measures.
     pub fn start(
         config: &RunConfig,
         plan: &Plan,
-        available: &[usize],
+        default_cpus: &[usize],
         tids: &[i32],
     ) -> Result<WindowCauses, String> {
-        let explainer = Explainer::start(config, plan, available, tids)?;
+        let explainer = Explainer::start(config, plan, default_cpus, tids)?;
         Ok(WindowCauses {
             explainer,
             threshold: explain::threshold(config),

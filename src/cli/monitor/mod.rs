@@ -32,10 +32,10 @@ use rtlat_engine::run::{RunShared, new_run_histogram};
 use rtlat_engine::threads::{Failures, measurement_threads};
 use rtlat_engine::{LiveFigures, LiveStatus};
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{DmaLatencyGuard, signals};
+use rtlat_linux::{DmaLatencyGuard, ProcessCpus, signals};
 use rtlat_system::facts::Facts;
 
-use crate::cli::run::execute::{available_cpus, measure_plans, run_governor};
+use crate::cli::run::execute::{measure_plans, run_governor};
 use crate::cli::run::measure::run_thread;
 use crate::cli::run::options::{Plan, check_writable_parent};
 use causes::WindowCauses;
@@ -73,7 +73,7 @@ text/plain only).
   --explain-above US   that line's threshold (in -N's unit; default: the thread's p99.9)
 
 rtlat run's options set the measurement; the monitor's defaults where they are left out:
-one thread per isolated CPU (per available CPU when none is isolated), SCHED_FIFO 99,
+one thread per isolated CPU (else one per CPU of its affinity mask), SCHED_FIFO 99,
 1 ms interval on every thread (-d 0). -l and -D end the measurement, not the monitor: it
 serves the final figures until SIGINT or SIGTERM. Not for a monitor: -v, -h/-H, --histfile,
 --json, -F, -b, --spike, -M, --profile.
@@ -94,7 +94,13 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     // As in `rtlat run`: stop signals end the monitor cleanly from the first moment.
     signals::install_run_handlers().map_err(|e| e.to_string())?;
     let facts = Facts::live();
-    let isolated = facts.isolated_cpus().unwrap_or_default();
+    // The online CPUs (any may be named: the isolated ones are the monitor's default) and
+    // the default ones (the affinity mask: where the server and helpers stay).
+    let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
+    let isolated = facts
+        .isolated_cpus()
+        .unwrap_or_default()
+        .intersection(cpus.online());
     let config = match options::parse(args, &isolated).map_err(|e| e.to_string())? {
         Parsed::Help => {
             out!("{USAGE}");
@@ -102,8 +108,8 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         }
         Parsed::Monitor(config) => config,
     };
-    let available = available_cpus()?;
-    let plan = config.run.plan(&available).map_err(|e| e.to_string())?;
+    let plan = config.run.plan(&cpus).map_err(|e| e.to_string())?;
+    config.run.check_cpuset(&plan, &cpus)?;
     if let Some(path) = &config.textfile {
         check_writable_parent(path, "--textfile").map_err(|e| e.to_string())?;
     }
@@ -111,7 +117,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         .map_err(|e| format!("--listen {}: cannot listen there: {e}", config.listen))?;
     let listening = listener.local_addr().map_err(|e| e.to_string())?;
     let governor = run_governor(&config.run, &plan)?;
-    let idle_states = crate::cli::run::idle_states::check(&config.run, &available)?;
+    let idle_states = crate::cli::run::idle_states::check(&config.run, &cpus)?;
     let policy = config.run.policy();
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
         rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
@@ -120,15 +126,15 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         errln!("{notice}");
     }
     // The main thread, and so the server and audit threads it starts, on the housekeeping
-    // CPUs: those not measured (or --mainaffinity's).
-    let housekeeping = housekeeping_cpus(&plan, &available);
+    // CPUs: the default ones not measured, never an isolated one (or --mainaffinity's).
+    let housekeeping = housekeeping_cpus(&plan, cpus.default_cpus());
     match &housekeeping {
         Some(cpus) => {
             let cpus: Vec<usize> = cpus.iter().collect();
             rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
         }
         None => errln!(
-            "rtlat monitor: every available CPU is measured: the server shares them with the measuring threads, which preempt it (isolate CPUs, or give -a fewer CPUs)"
+            "rtlat monitor: every CPU of this process's default set is measured: the server shares them with the measuring threads, which preempt it (isolate CPUs, or give -a fewer CPUs)"
         ),
     }
 
@@ -222,7 +228,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
             &measure_plans,
             (&metrics, &info_now),
             &mut windows,
-            &available.iter().collect::<Vec<usize>>(),
+            &cpus.default_cpus().iter().collect::<Vec<usize>>(),
         );
         if measured.is_ok() && !signals::stop_requested() {
             errln!(
@@ -251,7 +257,7 @@ fn measure(
     measure_plans: &[rtlat_engine::run::MeasurePlan],
     (metrics, info_now): (&Metrics, &dyn Fn() -> Labels),
     windows: &mut [ThreadWindows],
-    available: &[usize],
+    default_cpus: &[usize],
 ) -> Result<(), String> {
     let threads = measure_plans.iter().map(|p| {
         let histogram = new_run_histogram();
@@ -271,7 +277,7 @@ fn measure(
         let mut causes = None;
         if config.run.explain {
             let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
-            match WindowCauses::start(&config.run, plan, available, &tids) {
+            match WindowCauses::start(&config.run, plan, default_cpus, &tids) {
                 Ok(started) => {
                     errln!("{}", started.started_line());
                     causes = Some(started);
@@ -407,13 +413,14 @@ fn audit_loop(
     }
 }
 
-/// The CPUs the helper threads run on: `--mainaffinity`'s, or the available CPUs no thread
-/// measures; `None` when every one is measured.
-fn housekeeping_cpus(plan: &Plan, available: &CpuSet) -> Option<CpuSet> {
+/// The CPUs the helper threads run on: `--mainaffinity`'s, or the CPUs of the process's
+/// default set (`default`: its affinity mask, without the isolated CPUs) no thread measures;
+/// `None` when every one is measured.
+fn housekeeping_cpus(plan: &Plan, default: &CpuSet) -> Option<CpuSet> {
     if let Some(cpus) = &plan.main_affinity {
         return Some(cpus.clone());
     }
-    let free: Vec<usize> = available
+    let free: Vec<usize> = default
         .iter()
         .filter(|c| plan.threads.iter().all(|t| t.cpu != *c))
         .collect();

@@ -5,7 +5,7 @@
 //!
 //! | setting | monitor default | unless given |
 //! | --- | --- | --- |
-//! | threads | one per isolated CPU (`-t -a ISOLATED`), or per available CPU when none is isolated (`-t`) | `-t`, `-a`, `-S` |
+//! | threads | one per isolated CPU (`-t -a ISOLATED`), or per CPU of the process's affinity mask when none is isolated (`-t`) | `-t`, `-a`, `-S` |
 //! | priority | SCHED_FIFO 99 (`-p 99`) | `-p`, `--policy` |
 //! | distance | every thread at the same interval (`-d 0`) | `-d` |
 //! | interval | 1 ms (`-i 1000`, run's default too) | `-i` |
@@ -219,8 +219,9 @@ fn refused(config: &RunConfig) -> Option<(&'static str, &'static str)> {
     }
 }
 
-/// Reads the words after `rtlat monitor`; `isolated`: the CPUs `isolcpus=` took out (the
-/// threads' default CPUs, when not empty).
+/// Reads the words after `rtlat monitor`; `isolated`: the online CPUs `isolcpus=` took out
+/// of every process's affinity mask (the threads' default CPUs, when not empty: named with
+/// `-a`, they are measured there).
 pub fn parse(args: &[String], isolated: &CpuSet) -> Result<Parsed, UsageError> {
     let (own, rest) = split(args)?;
     if own.help {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtlat::formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, signals};
+use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, ProcessCpus, signals};
 
 use rtlat_engine::rings::{default_window_ring, sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
@@ -53,7 +53,7 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
     };
     // Under the name cyclictest, a command line cyclictest refuses ends as it ends there.
     let refusal = if invoked_as_cyclictest {
-        options::cyclictest_refusal(args, available_cpus().ok().as_ref())
+        options::cyclictest_refusal(args, ProcessCpus::read().ok().as_ref())
     } else {
         None
     };
@@ -67,6 +67,12 @@ pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
         }
         Some(options::Refusal::Fatal(line)) => {
             errln!("{line}");
+            return ExitCode::from(1);
+        }
+        Some(options::Refusal::NoAllowableCpus) => {
+            for line in options::NO_ALLOWABLE_CPUS {
+                errln!("{line}");
+            }
             return ExitCode::from(1);
         }
         Some(options::Refusal::Usage) | None => {}
@@ -97,8 +103,11 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         }
         Parsed::Run(config) => config,
     };
-    let available = available_cpus()?;
-    let plan = config.plan(&available).map_err(|e| e.to_string())?;
+    // The online CPUs (any may be named) and the default ones (the affinity mask, which
+    // isolcpus= narrows): read once, before the main thread is moved.
+    let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
+    let plan = config.plan(&cpus).map_err(|e| e.to_string())?;
+    config.check_cpuset(&plan, &cpus)?;
     config.check_output_paths().map_err(|e| e.to_string())?;
     // --governor, --profile: checked now, before anything changes; set once signals end the
     // run cleanly.
@@ -108,7 +117,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .map(|profile| profile.audit_tools())
         .transpose()?;
     let governor = run_governor(&config, &plan)?;
-    let idle_states = super::idle_states::check(&config, &available)?;
+    let idle_states = super::idle_states::check(&config, &cpus)?;
     // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
     // (100 ms), before anything changes.
     #[cfg(target_arch = "aarch64")]
@@ -142,9 +151,9 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         errln!("warning: {e}; the run continues, but page faults may add latency");
     }
     if config.verbose {
-        let possible =
-            CpuSet::possible(std::path::Path::new("/")).map_or(available.len(), |s| s.len());
-        outln!("Max CPUs = {possible}\nOnline CPUs = {}", available.len());
+        let online = cpus.online().len();
+        let possible = CpuSet::possible(std::path::Path::new("/")).map_or(online, |s| s.len());
+        outln!("Max CPUs = {possible}\nOnline CPUs = {online}");
     }
     let _dma_latency = match config.dma_latency_us() {
         Some(us) => match DmaLatencyGuard::set(us as i32) {
@@ -263,8 +272,9 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         // known), before they measure.
         if config.explain {
             let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
-            let cpus: Vec<usize> = available.iter().collect();
-            match Explainer::start(&config, &plan, &cpus, &tids) {
+            // The sampler on the default CPUs no thread measures: off the isolated ones.
+            let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
+            match Explainer::start(&config, &plan, &housekeeping, &tids) {
                 Ok(started) => {
                     errln!("{}", started.started_line());
                     explainer = Some(started);
@@ -799,13 +809,6 @@ fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.trim_end().to_string())
         .unwrap_or_default()
-}
-
-pub(crate) fn available_cpus() -> Result<CpuSet, String> {
-    let online = CpuSet::online(std::path::Path::new("/")).map_err(|e| e.to_string())?;
-    let allowed = rtlat_linux::affinity().map_err(|e| e.to_string())?;
-    let allowed = CpuSet::from_cpus(allowed).map_err(|e| e.to_string())?;
-    Ok(online.intersection(&allowed))
 }
 
 fn unix_now() -> u64 {

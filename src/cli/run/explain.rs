@@ -69,12 +69,13 @@ pub struct Explained {
 
 impl Explainer {
     /// Starts the sampler for the measuring threads of `plan`, whose thread ids are `tids`
-    /// (set up, not measuring yet). The sampler runs SCHED_OTHER on the available CPUs no
-    /// thread measures (any CPU when every one is measured).
+    /// (set up, not measuring yet). The sampler runs SCHED_OTHER on the `default_cpus` (the
+    /// process's affinity mask: never an isolated CPU) no thread measures (any of them when
+    /// every one is measured).
     pub fn start(
         config: &RunConfig,
         plan: &Plan,
-        available: &[usize],
+        default_cpus: &[usize],
         tids: &[i32],
     ) -> Result<Explainer, String> {
         let measured: Vec<usize> = {
@@ -83,7 +84,7 @@ impl Explainer {
             cpus.dedup();
             cpus
         };
-        let housekeeping: Vec<usize> = available
+        let housekeeping: Vec<usize> = default_cpus
             .iter()
             .copied()
             .filter(|c| !measured.contains(c))

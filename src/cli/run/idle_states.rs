@@ -1,11 +1,12 @@
 //! `--deepest-idle-state N` (current cyclictest's option): the CPUs of the run (those of `-a`,
-//! else every available CPU, as cyclictest picks them) kept out of every idle state deeper
+//! else every CPU of the process's default set, as cyclictest picks them) kept out of every idle state deeper
 //! than `N` (out of all of them for `-1`) for the run only — checked before anything
 //! changes, set with the other run settings, restored when the run ends however it ends
 //! (the [`Hold`]'s drop: the end, an error, SIGINT/SIGTERM/SIGHUP), as `--governor` is.
 
 use std::path::Path;
 
+use rtlat_linux::ProcessCpus;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::facts::Facts;
 use rtlat_system::tune::cpuidle::deepest_state_changes;
@@ -27,19 +28,19 @@ pub struct HeldIdleStates {
     _hold: Option<Hold>,
 }
 
-/// The `--deepest-idle-state` of `config` checked on the CPUs it concerns (`available`: the
-/// CPUs the run may use): the states read, and each file it writes writable. Nothing is
-/// changed. `None` without the option.
-pub fn check(config: &RunConfig, available: &CpuSet) -> Result<Option<RunIdleStates>, String> {
+/// The `--deepest-idle-state` of `config` checked on the CPUs it concerns (those of `-a` on
+/// `cpus`, else the default ones): the states read, and each file it writes writable.
+/// Nothing is changed. `None` without the option.
+pub fn check(config: &RunConfig, cpus: &ProcessCpus) -> Result<Option<RunIdleStates>, String> {
     let Some(deepest) = config.deepest_idle_state else {
         return Ok(None);
     };
     let asked_by = format!("--deepest-idle-state {deepest}");
     let cpus = match &config.affinity {
         Some(spec) => spec
-            .resolve(available, "-a/--affinity")
+            .resolve(cpus, "-a/--affinity")
             .map_err(|e| e.to_string())?,
-        None => available.clone(),
+        None => cpus.default_cpus().clone(),
     };
     let changes = deepest_state_changes(&Facts::live(), &cpus, deepest)
         .map_err(|e| format!("{asked_by}: {e}"))?;

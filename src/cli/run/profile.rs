@@ -105,17 +105,16 @@ fn layout(board: &BoardProfile, threads: usize) -> CpuSet {
 }
 
 impl RunProfile {
-    /// Checks that the CPUs the profile chose are `available`: a machine with fewer CPUs
-    /// than the board is refused, naming both and the override.
-    pub fn check_cpus(&self, available: &CpuSet) -> Result<(), UsageError> {
+    /// Checks that the CPUs the profile chose are `online`: a machine with fewer CPUs than
+    /// the board is refused, naming both and the override. Isolated CPUs count: a board
+    /// booted with `isolcpus=` measures on exactly the CPUs outside the process's affinity.
+    pub fn check_cpus(&self, online: &CpuSet) -> Result<(), UsageError> {
         match &self.cpus {
-            Some(needs) if !needs.difference(available).is_empty() => {
-                Err(UsageError::ProfileCpus {
-                    profile: self.board.name,
-                    needs: needs.clone(),
-                    available: available.clone(),
-                })
-            }
+            Some(needs) if !needs.difference(online).is_empty() => Err(UsageError::ProfileCpus {
+                profile: self.board.name,
+                needs: needs.clone(),
+                online: online.clone(),
+            }),
             _ => Ok(()),
         }
     }
@@ -242,6 +241,7 @@ mod tests {
     use super::super::options::{Parsed, parse};
     use super::*;
     use rtlat_arm64::profile::{ALL, BUBBLEGUM96};
+    use rtlat_linux::ProcessCpus;
 
     fn config(line: &str) -> RunConfig {
         let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
@@ -260,10 +260,19 @@ mod tests {
     }
 
     /// (cpu, policy, priority) of each planned thread on `available`.
-    fn threads(line: &str, available: &str) -> Vec<(usize, Policy, u8)> {
-        let available = CpuSet::parse(available).unwrap();
+    /// `online` CPUs, every one in the process's affinity mask.
+    fn machine(online: &str) -> ProcessCpus {
+        let online = CpuSet::parse(online).unwrap();
+        ProcessCpus::new(online.clone(), online)
+    }
+
+    fn threads(line: &str, online: &str) -> Vec<(usize, Policy, u8)> {
+        threads_on(line, &machine(online))
+    }
+
+    fn threads_on(line: &str, cpus: &ProcessCpus) -> Vec<(usize, Policy, u8)> {
         let plan = config(line)
-            .plan(&available)
+            .plan(cpus)
             .unwrap_or_else(|e| panic!("`{line}`: {e}"));
         plan.threads
             .iter()
@@ -271,9 +280,8 @@ mod tests {
             .collect()
     }
 
-    fn plan_error(line: &str, available: &str) -> String {
-        let available = CpuSet::parse(available).unwrap();
-        match config(line).plan(&available) {
+    fn plan_error(line: &str, online: &str) -> String {
+        match config(line).plan(&machine(online)) {
             Err(e) => e.to_string(),
             Ok(plan) => panic!("`{line}` was planned: {plan:?}"),
         }
@@ -425,17 +433,30 @@ mod tests {
     fn a_smaller_machine_is_refused_naming_the_override() {
         assert_eq!(
             plan_error("--profile bubblegum96", "0-1"),
-            "--profile bubblegum96 needs CPUs 0-3, but this machine has CPUs 0-1 (online and allowed for this process): -t and -a override the profile's CPUs, e.g. --profile bubblegum96 -t 2 -a 0-1"
+            "--profile bubblegum96 needs CPUs 0-3, but this machine has CPUs 0-1 online: -t and -a override the profile's CPUs, e.g. --profile bubblegum96 -t 2 -a 0-1"
         );
         assert_eq!(
             plan_error("--profile bubblegum96 -t 3", "0,2,5"),
-            "--profile bubblegum96 needs CPUs 0-2, but this machine has CPUs 0,2,5 (online and allowed for this process): -t and -a override the profile's CPUs, e.g. --profile bubblegum96 -t 3 -a 0,2,5"
+            "--profile bubblegum96 needs CPUs 0-2, but this machine has CPUs 0,2,5 online: -t and -a override the profile's CPUs, e.g. --profile bubblegum96 -t 3 -a 0,2,5"
         );
         // -a names the CPUs: checked as -a always is.
         assert!(
             plan_error("--profile bubblegum96 -a 0-3", "0-1")
-                .starts_with("invalid value '0-3' for -a/--affinity: CPU 2-3 is not online")
+                .starts_with("invalid value '0-3' for -a/--affinity: CPUs 2-3 are not online")
         );
+    }
+
+    #[test]
+    fn a_board_booted_with_isolated_cpus_runs_its_profile_on_them() {
+        // isolcpus=1-3: the process's affinity mask is CPU 0, the profile's CPUs are online.
+        let isolated = ProcessCpus::new(CpuSet::parse("0-3").unwrap(), CpuSet::parse("0").unwrap());
+        let cpus: Vec<usize> = threads_on("--profile bubblegum96", &isolated)
+            .iter()
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(cpus, [0, 1, 2, 3]);
+        // Without a CPU named (-S), the default set as always.
+        assert_eq!(threads_on("-S --profile bubblegum96", &isolated).len(), 1);
     }
 
     #[test]
@@ -461,13 +482,13 @@ mod tests {
     #[test]
     fn the_settings_line_is_what_runs() {
         let c = config("--profile bubblegum96 -t 2 -a 0,1");
-        let plan = c.plan(&CpuSet::parse("0-1").unwrap()).unwrap();
+        let plan = c.plan(&machine("0-1")).unwrap();
         assert_eq!(
             c.profile.as_ref().unwrap().settings_line(&c, &plan),
             "# profile bubblegum96 (Bubblegum-96 (Actions S900, 4x Cortex-A53)): -t 2 -a 0-1 --policy fifo -p 99, governor performance, 1.6GHz held"
         );
         let c = config("--profile bubblegum96 --policy batch --governor schedutil");
-        let plan = c.plan(&CpuSet::parse("0-3").unwrap()).unwrap();
+        let plan = c.plan(&machine("0-3")).unwrap();
         let line = c.profile.as_ref().unwrap().settings_line(&c, &plan);
         assert!(
             line.ends_with(": -t 4 -a 0-3 --policy batch, governor schedutil, 1.6GHz held"),
@@ -482,7 +503,7 @@ mod tests {
             assert_eq!(set.len(), board.thread_count(), "{}", board.name);
             let c = config(&format!("--profile {}", board.name));
             let needs = c.profile.as_ref().unwrap().cpus.clone().unwrap();
-            let plan = c.plan(&needs).unwrap();
+            let plan = c.plan(&ProcessCpus::new(needs.clone(), needs)).unwrap();
             assert_eq!(plan.threads.len(), board.thread_count());
             for (i, t) in plan.threads.iter().enumerate() {
                 assert_eq!(Some(t.cpu as u32), board.cpu_of_thread(i), "{}", board.name);

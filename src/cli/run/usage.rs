@@ -15,15 +15,19 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
          records how late it woke. Options and defaults are cyclictest's.\n\
          \n\
          Threads and scheduling:\n\
-         \x20 -t, --threads[=N]      N threads (default 1); bare -t: one per available CPU\n\
-         \x20 -a, --affinity[=CPUS]  pin threads round-robin over CPUS (e.g. 0-3,5, all, !0);\n\
-         \x20                        bare -a or no -a: thread i on the i-th available CPU\n\
+         \x20 -t, --threads[=N]      N threads (default 1); bare -t: one per CPU of this\n\
+         \x20                        process's affinity mask\n\
+         \x20 -a, --affinity[=CPUS]  pin threads round-robin over CPUS, any online ones, isolated\n\
+         \x20                        CPUs included (0-3,5; all: every online CPU; !0, +0: of the\n\
+         \x20                        affinity mask); bare -a or no -a: thread i on the i-th CPU\n\
+         \x20                        of the affinity mask (which isolcpus= leaves isolated CPUs\n\
+         \x20                        out of: they are measured when named)\n\
          \x20 -S, --smp              one thread per CPU, each pinned (same as -t -a)\n\
          \x20 -p, --priority=PRIO    real-time priority 1..99 of thread 0 (SCHED_FIFO unless\n\
          \x20                        --policy rr); without -p threads run SCHED_OTHER\n\
          \x20     --policy=NAME      other (or normal), batch, idle, fifo or rr\n\
          \x20     --priospread       thread i gets priority PRIO - i\n\
-         \x20     --mainaffinity=CPUS  CPUs for the main thread only\n\
+         \x20     --mainaffinity=CPUS  CPUs for the main thread only (any online ones)\n\
          \n\
          Timing:\n\
          \x20 -i, --interval=US      interval of thread 0 in µs (default 1000)\n\
@@ -130,9 +134,13 @@ Where this cyclictest differs from cyclictest 2.40, on purpose:
   --histfile without -h/-H, --tracemark without -b, --spike-nodes without --spike, -r with
   -x, a word that is not an option (cyclictest 5), a path value that starts with - (--json
   -q: write ./-q), a value that looks like an option (-l -q).
-- -a/--mainaffinity: a CPU offline or outside this process's affinity is refused, naming
-  the available CPUs; lists also take all, !LIST and +LIST. --priospread below priority 1
-  is refused (cyclictest runs that thread SCHED_OTHER).
+- -a/--mainaffinity: a CPU that is not online is refused naming the online ones, and so is
+  one a cgroup cpuset excludes (cyclictest warns and runs the thread elsewhere); isolated
+  CPUs are accepted. -a !LIST or +LIST keeping none of the affinity mask's CPUs ends with
+  cyclictest's WARN and FATAL lines, status 1, before anything is changed (cyclictest has
+  set /dev/cpu_dma_latency and says so on stdout); --mainaffinity doing so is refused
+  (cyclictest warns and runs). --priospread below priority 1 is refused (cyclictest runs
+  that thread SCHED_OTHER).
 - --policy batch or idle without -p applies that policy (cyclictest runs SCHED_OTHER);
   --policy other|batch|idle before -p, and -t N before -S, warn as the other order does
   (cyclictest is silent in this order).

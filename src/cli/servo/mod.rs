@@ -13,6 +13,7 @@ pub mod options;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -20,9 +21,10 @@ use std::time::{Duration, Instant};
 use rtlat::formats::schema::Entries;
 use rtlat::formats::schema::servo as schema;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{DmaLatencyGuard, Policy, signals};
+use rtlat_linux::{DmaLatencyGuard, Policy, ProcessCpus, signals};
 
 use self::options::{Config, Parsed};
+use crate::cli::run::options::cpuset_refused;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 use rtlat_engine::LiveStatus;
@@ -188,23 +190,31 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         Parsed::Run(config) => config,
     };
     config.check_output_paths().map_err(|e| e.to_string())?;
-    let available = available_cpus()?;
-    let cpu = match config.cpu {
-        Some(cpu) if available.contains(cpu) => cpu,
+    // The online CPUs (any may be named, isolated ones included) and the default ones.
+    let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
+    let (cpu, option) = match config.cpu {
+        Some(cpu) if cpus.online().contains(cpu) => (cpu, "--cpu"),
         Some(cpu) => {
             return Err(format!(
-                "invalid value '{cpu}' for --cpu: expected a CPU this process may run on ({})",
-                available
-                    .iter()
-                    .map(|c| c.to_string())
-                    .collect::<Vec<_>>()
-                    .join(",")
+                "invalid value '{cpu}' for --cpu: CPU {cpu} is not online (online CPUs: {}; isolated CPUs are accepted)",
+                cpus.online()
             ));
         }
-        None => available
-            .last()
-            .ok_or("no CPU is available to run the threads on")?,
+        None => {
+            let isolated = CpuSet::read_list_file(Path::new(ISOLATED)).unwrap_or_default();
+            let cpu =
+                default_cpu(&cpus, &isolated).ok_or("no CPU is available to run the threads on")?;
+            (cpu, "--cpu (its default)")
+        }
     };
+    let one = CpuSet::from_cpus([cpu]).map_err(|e| e.to_string())?;
+    if !cpus
+        .refused_by_cpuset(&one)
+        .map_err(|e| e.to_string())?
+        .is_empty()
+    {
+        return Err(cpuset_refused(option, &cpu.to_string(), &one, &cpus));
+    }
     rtlat_linux::check_rt_permission(Policy::Fifo, BASE_PRIORITY).map_err(|e| e.to_string())?;
 
     // LinuxCNC's realtime locks memory and holds /dev/cpu_dma_latency at 0; so does this.
@@ -249,8 +259,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         // --explain: the evidence sampler starts once the threads are set up (their ids
         // known).
         if config.explain {
-            let cpus: Vec<usize> = available.iter().collect();
-            match explain::Explainer::start(&plans, &shared, cpu, &cpus) {
+            // The sampler on the default CPUs (never an isolated one) but the threads' own.
+            let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
+            match explain::Explainer::start(&plans, &shared, cpu, &housekeeping) {
                 Ok(started) => {
                     errln!("{}", started.started_line());
                     explainer = Some(started);
@@ -604,11 +615,18 @@ fn document(
     }
 }
 
-fn available_cpus() -> Result<CpuSet, String> {
-    let online = CpuSet::online(std::path::Path::new("/")).map_err(|e| e.to_string())?;
-    let allowed = rtlat_linux::affinity().map_err(|e| e.to_string())?;
-    let allowed = CpuSet::from_cpus(allowed).map_err(|e| e.to_string())?;
-    Ok(online.intersection(&allowed))
+/// The kernel's list of the CPUs `isolcpus=` isolated (empty: none).
+const ISOLATED: &str = "/sys/devices/system/cpu/isolated";
+
+/// Where both threads run without `--cpu`, as LinuxCNC's uspace realtime places its threads:
+/// the last isolated CPU that is online (LinuxCNC 2.9 takes the last CPU the process can be
+/// moved to, which on a machine isolating its last CPUs is the same one; its development
+/// branch takes the last isolated CPU), else the last CPU of the process's default set.
+fn default_cpu(cpus: &ProcessCpus, isolated: &CpuSet) -> Option<usize> {
+    isolated
+        .intersection(cpus.online())
+        .last()
+        .or_else(|| cpus.default_cpus().last())
 }
 
 /// The `--help` text.
@@ -634,8 +652,10 @@ pub fn usage() -> String {
          \x20                      1 µs to 1 s, base shorter than servo\n\
          \x20 -D, --duration TIME  stop after TIME: seconds, or with s, m, h or d (default: Ctrl-C)\n\
          \x20 -q, --quiet          print only the final figures\n\
-         \x20     --cpu CPU        run both threads on CPU (default: the last available CPU,\n\
-         \x20                      as LinuxCNC does)\n\
+         \x20     --cpu CPU        run both threads on CPU, any online one (an isolated CPU\n\
+         \x20                      included); default, as LinuxCNC places its realtime\n\
+         \x20                      threads: the last isolated CPU, else the last CPU of this\n\
+         \x20                      process's affinity mask\n\
          \x20     --json PATH      write the results as JSON to PATH (- : standard output)\n\
          \x20     --explain        name the likely cause of each thread's max jitter (the late\n\
          \x20                      wake-up behind it) from an evidence sampler on the other\n\
@@ -666,6 +686,21 @@ pub fn usage() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_cpu_is_the_last_isolated_one_as_in_linuxcnc() {
+        let set = |list: &str| CpuSet::parse_allowing_empty(list).unwrap();
+        // isolcpus=2-3 on four CPUs: the affinity mask is 0-1, the threads go to CPU 3.
+        let isolated = ProcessCpus::new(set("0-3"), set("0-1"));
+        assert_eq!(default_cpu(&isolated, &set("2-3")), Some(3));
+        // An isolated CPU that is offline is not chosen.
+        assert_eq!(default_cpu(&isolated, &set("2-5")), Some(3));
+        // None isolated: the last CPU of the affinity mask (taskset -c 0: CPU 0).
+        let plain = ProcessCpus::new(set("0-3"), set("0-3"));
+        assert_eq!(default_cpu(&plain, &set("")), Some(3));
+        let taskset = ProcessCpus::new(set("0-3"), set("0"));
+        assert_eq!(default_cpu(&taskset, &set("")), Some(0));
+    }
 
     #[test]
     fn ratings_follow_linuxcncs_current_documentation() {

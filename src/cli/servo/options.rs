@@ -30,7 +30,8 @@ pub struct Config {
     pub duration: Option<Duration>,
     /// Print only the final figures.
     pub quiet: bool,
-    /// CPU for both threads; `None`: the last available CPU (LinuxCNC's choice).
+    /// CPU for both threads, any online one; `None`: the last isolated CPU, else the last of
+    /// the process's affinity mask (LinuxCNC's choice).
     pub cpu: Option<usize>,
     /// JSON output (`-` for standard output).
     pub json: Option<PathBuf>,

@@ -7,10 +7,11 @@
 //! 1. [`parse()`] reads the words of the command line (no system access): every value is checked
 //!    and every contradiction refused here, as one [`UsageError`] line naming the option and
 //!    what it accepts. The CLI prints it and exits with status 2.
-//! 2. [`RunConfig::plan`] takes the CPUs the threads may use (the process's affinity mask
-//!    intersected with the online CPUs; tests pass a fixed set) and derives what cyclictest
+//! 2. [`RunConfig::plan`] takes the machine's CPUs ([`rtlat_linux::ProcessCpus`]: the online
+//!    CPUs, which `-a`/`--mainaffinity` may name, isolated ones included, and the process's
+//!    default set, its affinity mask; tests pass fixed sets) and derives what cyclictest
 //!    derives after parsing: the thread count for bare `-t` and `-S`, each thread's CPU,
-//!    priority and interval, and the CPUs of `-a`/`--mainaffinity` (refused if not available).
+//!    priority and interval, and the CPUs of `-a`/`--mainaffinity` (refused if not online).
 //!
 //! Values of `-b`, `-h`/`-H` and `--spike` are in the display unit, as in cyclictest: µs, or ns
 //! with `-N` (or `--unit ns`). `-i`, `-d`, `-A`, `--secaligned` and `--fail-above` are always µs.
@@ -33,7 +34,8 @@
 //! the command line leaves out from a board profile (see [`super::profile`]).
 //!
 //! Kept as cyclictest does it (checked against cyclictest 2.40): without `-a`, thread `i` is
-//! still pinned to the `i`-th available CPU (round-robin); `-S` keeps the default distance of
+//! still pinned to the `i`-th CPU of the default set (round-robin), so an isolated CPU is
+//! measured only when named; `-S` keeps the default distance of
 //! 500 µs (only `-h`/`-H` force 0) and does not stop `--priospread`; `--policy fifo|rr`
 //! without `-p`, and `--priospread` without `-p`, use priority threads + 1 (reported as a
 //! notice); the last of a repeated option wins; `-D 0` and `-l 0` mean no limit.
@@ -53,9 +55,9 @@ mod table;
 pub use config::{
     Align, Clock, Histogram, Parsed, Policy, RunConfig, Threads, TimerKind, Unit, timer_name,
 };
-pub use cpu_spec::CpuSpec;
+pub use cpu_spec::{CpuSpec, Unusable};
 pub use parse::{given, parse};
-pub use plan::{Plan, ThreadPlan, check_writable_parent};
+pub use plan::{Plan, ThreadPlan, check_writable_parent, cpuset_refused};
 use table::{Expectations, Opt, specs};
 #[cfg(test)]
 use table::{SPECS, spec_of};
@@ -87,7 +89,7 @@ pub const MAX_IDLE_STATE: u32 = 1023;
 
 // How cyclictest ends on the command lines it refuses (the cyclictest front's statuses).
 mod refusal;
-pub use refusal::{Refusal, cyclictest_refusal};
+pub use refusal::{NO_ALLOWABLE_CPUS, Refusal, cyclictest_refusal};
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
-//! The second step: a [`RunConfig`] resolved against the machine (the CPUs the run may use,
-//! the files it writes) into a per-thread [`Plan`].
+//! The second step: a [`RunConfig`] resolved against the machine (its CPUs, the files the run
+//! writes) into a per-thread [`Plan`].
 
 use std::path::Path;
 
+use rtlat_linux::ProcessCpus;
 use rtlat_linux::cpuset::CpuSet;
 
 use super::table::{Opt, name};
@@ -38,30 +39,32 @@ pub struct ThreadPlan {
 }
 
 impl RunConfig {
-    /// Resolves the run against `available`, the CPUs the threads may use: the process's
-    /// affinity mask intersected with the online CPUs (cyclictest uses the calling thread's
-    /// affinity mask). Fails, with a usage error, if `-a`/`--mainaffinity` name CPUs that are
-    /// not available or the priorities or intervals derived from the thread count are out of
-    /// range.
-    pub fn plan(&self, available: &CpuSet) -> Result<Plan, UsageError> {
-        if available.is_empty() {
+    /// Resolves the run against the machine's CPUs: `-a` and `--mainaffinity` may name any
+    /// online CPU (an isolated one included: `isolcpus=` leaves it out of the process's
+    /// affinity mask, it does not forbid it), and the threads go round-robin over the
+    /// default set (the process's affinity mask, as cyclictest's) when no CPU is named.
+    /// Fails, with a usage error, if `-a`/`--mainaffinity` name CPUs that are not online
+    /// or leave none, or the priorities or intervals derived from the thread count are out
+    /// of range.
+    pub fn plan(&self, cpus: &ProcessCpus) -> Result<Plan, UsageError> {
+        if cpus.default_cpus().is_empty() {
             return Err(UsageError::NoCpus);
         }
         if let Some(profile) = &self.profile {
-            profile.check_cpus(available)?;
+            profile.check_cpus(cpus.online())?;
         }
         let pinned = match &self.affinity {
-            Some(spec) => Some(spec.resolve(available, "-a/--affinity")?),
+            Some(spec) => Some(spec.resolve(cpus, "-a/--affinity")?),
             None => None,
         };
-        let pool = pinned.as_ref().unwrap_or(available);
+        let pool = pinned.as_ref().unwrap_or(cpus.default_cpus());
         let count = match self.threads {
             Threads::Count(n) => n,
             // A CpuSet holds at most MAX_CPUS CPUs, which fits a u32.
             Threads::PerCpu => u32::try_from(pool.len()).unwrap_or(MAX_THREADS),
         };
         let main_affinity = match &self.main_affinity {
-            Some(spec) => Some(spec.resolve(available, "--mainaffinity")?),
+            Some(spec) => Some(spec.resolve(cpus, "--mainaffinity")?),
             None => None,
         };
 
@@ -148,6 +151,32 @@ impl RunConfig {
         })
     }
 
+    /// Checks, before anything changes, that the kernel lets the threads run where `plan`
+    /// puts them, and the main thread on `--mainaffinity`'s CPUs: an online CPU outside the
+    /// default set may be isolated (allowed) or excluded by a cgroup cpuset (refused by
+    /// `sched_setaffinity`), which only the kernel can tell ([`ProcessCpus::refused_by_cpuset`]).
+    pub fn check_cpuset(&self, plan: &Plan, cpus: &ProcessCpus) -> Result<(), String> {
+        let measured =
+            CpuSet::from_cpus(plan.threads.iter().map(|t| t.cpu)).map_err(|e| e.to_string())?;
+        let asked = [
+            (Some(measured), self.affinity.as_ref(), "-a/--affinity"),
+            (
+                plan.main_affinity.clone(),
+                self.main_affinity.as_ref(),
+                "--mainaffinity",
+            ),
+        ];
+        for (set, spec, option) in asked {
+            let Some(set) = set else { continue };
+            let refused = cpus.refused_by_cpuset(&set).map_err(|e| e.to_string())?;
+            if !refused.is_empty() {
+                let value = spec.map_or_else(|| set.to_string(), ToString::to_string);
+                return Err(cpuset_refused(option, &value, &refused, cpus));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that the `--json` and `--histfile` files can be written (see
     /// [`check_writable_parent`]).
     pub fn check_output_paths(&self) -> Result<(), UsageError> {
@@ -178,4 +207,23 @@ pub fn check_writable_parent(path: &Path, option: &str) -> Result<(), UsageError
         path: path.to_owned(),
         reason: err.to_string(),
     })
+}
+
+/// The line for CPUs `refused` (by [`ProcessCpus::refused_by_cpuset`]) that `option VALUE`
+/// asked for: what was wrong (a cgroup cpuset) and what is accepted.
+pub fn cpuset_refused(option: &str, value: &str, refused: &CpuSet, cpus: &ProcessCpus) -> String {
+    let (s, it) = if refused.len() == 1 {
+        ("", "it")
+    } else {
+        ("s", "them")
+    };
+    UsageError::InvalidCpuList {
+        option: option.to_owned(),
+        value: value.to_owned(),
+        reason: format!(
+            "this process's cgroup cpuset does not allow CPU{s} {refused} (see /proc/self/cpuset), so no thread can run on {it}; name a CPU it allows (this process's CPUs: {})",
+            cpus.default_cpus()
+        ),
+    }
+    .to_string()
 }

@@ -8,12 +8,13 @@
 //!   its usage on stdout, **status 0**;
 //! - on a value it cannot use (`-p 100`, `-h 0`, `-c -1`, `-t0`, `-a` naming a CPU it does not
 //!   have, `-A` with `--secaligned`, `-o 0`): its usage on stdout, **status 1**;
-//! - on a fatal setting (`-a` then `-S`, `--smi` where there is no SMI counter): a
-//!   `FATAL: ...` line on stderr, **status 1**.
+//! - on a fatal setting (`-a` then `-S`, `--smi` where there is no SMI counter; `-a !LIST` or
+//!   `-a +LIST` keeping none of the process's default CPUs, after a warning): a `FATAL: ...`
+//!   line on stderr, **status 1**.
 
-use rtlat_linux::cpuset::CpuSet;
+use rtlat_linux::ProcessCpus;
 
-use super::{CpuSpec, Expectations, Opt, specs};
+use super::{CpuSpec, Expectations, Opt, Unusable, specs};
 use rtlat::options::{self as getopt, Found};
 
 /// How cyclictest ends on a command line it refuses.
@@ -27,7 +28,17 @@ pub enum Refusal {
     Usage,
     /// cyclictest's `FATAL: ...` line, printed as it is on stderr; status 1.
     Fatal(String),
+    /// `-a !LIST` or `-a +LIST` keeps none of the process's default CPUs: cyclictest warns
+    /// that it cannot move its main thread there, then ends with its FATAL line
+    /// ([`NO_ALLOWABLE_CPUS`], both on stderr); status 1.
+    NoAllowableCpus,
 }
+
+/// cyclictest's two lines on stderr for [`Refusal::NoAllowableCpus`].
+pub const NO_ALLOWABLE_CPUS: [&str; 2] = [
+    "WARN: Couldn't setaffinity in main thread: Invalid argument",
+    "FATAL: No allowable cpus to run on",
+];
 
 /// cyclictest's `atoi`: white space, a sign, digits up to the first other character; 0 when
 /// there are none.
@@ -48,22 +59,25 @@ fn atoi(text: &str) -> i64 {
 }
 
 /// How cyclictest 2.40 would end on `args` (without the program name), if it refuses them;
-/// `None` when it would run. `available`: the CPUs the run may use (a CPU list naming others
-/// is refused by cyclictest too).
-pub fn cyclictest_refusal(args: &[String], available: Option<&CpuSet>) -> Option<Refusal> {
+/// `None` when it would run. `cpus`: the machine's CPUs (`-a` naming a CPU that is not
+/// online is refused by cyclictest too; unknown, `-a` is not checked).
+pub fn cyclictest_refusal(args: &[String], cpus: Option<&ProcessCpus>) -> Option<Refusal> {
     let found = match getopt::scan_detailed(args, &specs(true), &Expectations) {
         Ok(found) => found,
         Err(err) => return err.getopt.map(Refusal::Getopt),
     };
-    refusal_of(&found, available)
+    refusal_of(&found, cpus)
 }
 
-fn refusal_of(found: &[Found<Opt>], available: Option<&CpuSet>) -> Option<Refusal> {
+fn refusal_of(found: &[Found<Opt>], cpus: Option<&ProcessCpus>) -> Option<Refusal> {
     let fatal = |line: &str| Some(Refusal::Fatal(format!("FATAL: {line}")));
     let (mut smp, mut numa, mut smi, mut verbose) = (false, false, false, false);
     let (mut aligned, mut secaligned) = (false, false);
     let (mut priority, mut clock, mut histogram, mut threads) = (0, 0, 0, 1);
     let mut oscope = None;
+    // `-a` keeping none of the default CPUs: cyclictest finds out when it starts the threads,
+    // after every other check.
+    let mut no_allowable_cpus = false;
     // In cyclictest's order: what it checks while reading the options.
     for item in found {
         let value = item.value.as_deref().unwrap_or("");
@@ -76,11 +90,15 @@ fn refusal_of(found: &[Found<Opt>], available: Option<&CpuSet>) -> Option<Refusa
             }
             Opt::Affinity if !smp => {
                 numa = true;
+                no_allowable_cpus = false;
                 if item.value.is_some() {
-                    let usable = CpuSpec::parse(value, "-a")
-                        .is_ok_and(|spec| available.is_none_or(|a| spec.resolve(a, "-a").is_ok()));
-                    if !usable {
+                    let Ok(spec) = CpuSpec::parse(value, "-a") else {
                         return Some(Refusal::Usage);
+                    };
+                    match cpus.map(|cpus| spec.resolve_as_cyclictest(cpus)) {
+                        Some(Err(Unusable::Usage(_))) => return Some(Refusal::Usage),
+                        Some(Err(Unusable::NoneOfDefault(_))) => no_allowable_cpus = true,
+                        Some(Ok(_)) | None => {}
                     }
                 }
             }
@@ -119,16 +137,30 @@ fn refusal_of(found: &[Found<Opt>], available: Option<&CpuSet>) -> Option<Refusa
         || !(0..=99).contains(&priority)
         || (threads < 1 && threads != -1)
         || (aligned && secaligned);
-    bad.then_some(Refusal::Usage)
+    if bad {
+        Some(Refusal::Usage)
+    } else {
+        no_allowable_cpus.then_some(Refusal::NoAllowableCpus)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn refusal(line: &str) -> Option<Refusal> {
+    use rtlat_linux::cpuset::CpuSet;
+
+    fn refusal_on(line: &str, online: &str, default: &str) -> Option<Refusal> {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        cyclictest_refusal(&args, Some(&CpuSet::parse("0-1").unwrap()))
+        let cpus = ProcessCpus::new(
+            CpuSet::parse(online).unwrap(),
+            CpuSet::parse(default).unwrap(),
+        );
+        cyclictest_refusal(&args, Some(&cpus))
+    }
+
+    fn refusal(line: &str) -> Option<Refusal> {
+        refusal_on(line, "0-1", "0-1")
     }
 
     #[test]
@@ -211,5 +243,49 @@ mod tests {
         ] {
             assert_eq!(refusal(runs), None, "{runs}");
         }
+    }
+
+    /// Under an affinity mask of CPU 0 on two CPUs (`taskset -c 0`, or `isolcpus=1`), as
+    /// cyclictest 2.40 ends there (measured side by side, `tests/cpus.rs`).
+    #[test]
+    fn cpus_outside_the_affinity_mask_end_as_in_cyclictest() {
+        let isolated = |line: &str| refusal_on(line, "0-1", "0");
+        for runs in [
+            "-a 1",
+            "-t 2 -a 0-1",
+            "-t -a all",
+            "-a +0",
+            "-a !1",
+            "-a !0 -a 1",
+            "-S",
+        ] {
+            assert_eq!(isolated(runs), None, "{runs}");
+        }
+        for usage in [
+            "-a 5",
+            "-a !0-1",
+            "-a +5",
+            "-a !5",
+            "-a !0 -p 100",
+            "-a !0 -a 5",
+        ] {
+            assert_eq!(isolated(usage), Some(Refusal::Usage), "{usage}");
+        }
+        for fatal in ["-a !0", "-a +1", "-t 2 -a +1", "-a 1 -a !0"] {
+            assert_eq!(isolated(fatal), Some(Refusal::NoAllowableCpus), "{fatal}");
+        }
+        // `+N` counts among the online CPUs, not the mask's (taskset -c 1: +0 is CPU 0).
+        assert_eq!(
+            refusal_on("-a +0", "0-1", "1"),
+            Some(Refusal::NoAllowableCpus)
+        );
+        assert_eq!(refusal_on("-a +1", "0-1", "1"), None);
+        // The numa/smp conflict is found first, as in cyclictest.
+        assert_eq!(
+            isolated("-a !0 -S"),
+            Some(Refusal::Fatal(
+                "FATAL: numa and smp options are mutually exclusive".into()
+            ))
+        );
     }
 }

@@ -1,6 +1,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use rtlat_linux::ProcessCpus;
 use rtlat_linux::cpuset::CpuSet;
 
 use super::*;
@@ -27,14 +28,23 @@ fn cpus(list: &str) -> CpuSet {
     CpuSet::parse(list).unwrap()
 }
 
-fn plan(line: &str, available: &str) -> Plan {
+/// A machine whose `online` CPUs are all in the process's affinity mask.
+fn machine(online: &str) -> ProcessCpus {
+    ProcessCpus::new(cpus(online), cpus(online))
+}
+
+fn plan(line: &str, online: &str) -> Plan {
     run(line)
-        .plan(&cpus(available))
+        .plan(&machine(online))
         .unwrap_or_else(|err| panic!("`{line}`: {err}"))
 }
 
-fn plan_error(line: &str, available: &str) -> String {
-    match run(line).plan(&cpus(available)) {
+fn plan_error(line: &str, online: &str) -> String {
+    plan_error_on(line, &machine(online))
+}
+
+fn plan_error_on(line: &str, machine: &ProcessCpus) -> String {
+    match run(line).plan(machine) {
         Err(err) => err.to_string(),
         Ok(plan) => panic!("`{line}` was planned: {plan:?}"),
     }
@@ -96,7 +106,7 @@ fn smp_run_with_histogram_as_in_the_brief() {
         })
     );
     assert_eq!(config.distance_us(), 0);
-    let plan = config.plan(&cpus("0-1")).unwrap();
+    let plan = config.plan(&machine("0-1")).unwrap();
     assert_eq!(layout(&plan), [(0, 80, 500), (1, 80, 500)]);
     assert!(plan.threads.iter().all(|t| t.policy == Policy::Fifo));
     assert_eq!(
@@ -233,16 +243,87 @@ fn affinity_round_robin() {
 }
 
 #[test]
-fn unavailable_cpus_are_refused_naming_the_available_ones() {
+fn cpus_not_online_are_refused_naming_the_online_ones() {
     assert_eq!(
         plan_error("-a 5", "0-1"),
-        "invalid value '5' for -a/--affinity: CPU 5 is not online or not allowed for this process (available CPUs: 0-1)"
+        "invalid value '5' for -a/--affinity: CPU 5 is not online (online CPUs: 0-1; isolated CPUs are accepted)"
     );
-    assert!(plan_error("-a 1-3", "0-1").contains("CPU 2-3 is not online"));
+    assert!(plan_error("-a 1-3", "0-1").contains("CPUs 2-3 are not online"));
     assert!(plan_error("--mainaffinity 4", "0-3").contains("--mainaffinity"));
-    assert!(plan_error("-a !0-1", "0-1").contains("leaves no CPU"));
-    assert!(plan_error("-a +2", "0-1").contains("position 2 is past the 2 available CPUs"));
-    assert_eq!(run("").plan(&CpuSet::new()), Err(UsageError::NoCpus));
+    assert!(plan_error("-a !0-1", "0-1").contains("leaves no online CPU"));
+    assert!(plan_error("-a !5", "0-1").contains("CPU 5 is not online"));
+    assert!(plan_error("-a +2", "0-1").contains("position 2 is past the 2 online CPUs"));
+    let nothing = ProcessCpus::new(CpuSet::new(), CpuSet::new());
+    assert_eq!(run("").plan(&nothing), Err(UsageError::NoCpus));
+}
+
+/// Online CPUs 0-3, CPU 3 isolated (booted with isolcpus=3): the process's affinity mask,
+/// and so its default set, is 0-2.
+fn isolated_3() -> ProcessCpus {
+    ProcessCpus::new(cpus("0-3"), cpus("0-2"))
+}
+
+fn cpus_on(line: &str, machine: &ProcessCpus) -> Vec<usize> {
+    run(line)
+        .plan(machine)
+        .unwrap_or_else(|err| panic!("`{line}`: {err}"))
+        .threads
+        .iter()
+        .map(|t| t.cpu)
+        .collect()
+}
+
+#[test]
+fn an_isolated_cpu_is_measured_when_named() {
+    let m = isolated_3();
+    // A list names any online CPU, the isolated one included.
+    assert_eq!(cpus_on("-a 3", &m), [3]);
+    assert_eq!(cpus_on("-t 2 -a 2-3", &m), [2, 3]);
+    assert_eq!(cpus_on("-t -a 1,3", &m), [1, 3]);
+    // all: every online CPU.
+    assert_eq!(cpus_on("-t -a all", &m), [0, 1, 2, 3]);
+    // --mainaffinity too.
+    let main = run("--mainaffinity 3").plan(&m).unwrap().main_affinity;
+    assert_eq!(main, Some(cpus("3")));
+}
+
+#[test]
+fn without_a_cpu_named_the_default_set_is_used() {
+    let m = isolated_3();
+    assert_eq!(cpus_on("", &m), [0]);
+    assert_eq!(cpus_on("-t 4", &m), [0, 1, 2, 0]);
+    assert_eq!(cpus_on("-t", &m), [0, 1, 2]);
+    assert_eq!(cpus_on("-S", &m), [0, 1, 2]);
+    assert_eq!(cpus_on("-t -a", &m), [0, 1, 2]);
+}
+
+#[test]
+fn relative_lists_count_from_the_online_cpus_and_keep_to_the_default_set() {
+    let m = isolated_3();
+    // !LIST: the online CPUs but these, of the default set.
+    assert_eq!(cpus_on("-t -a !0", &m), [1, 2]);
+    assert_eq!(cpus_on("-t -a !1-2", &m), [0]);
+    // +LIST: the online CPUs at these positions, of the default set.
+    assert_eq!(cpus_on("-t -a +0-1", &m), [0, 1]);
+    assert_eq!(cpus_on("-t -a +1-3", &m), [1, 2]);
+    // Nothing of the default set left: refused, naming the CPUs to give instead.
+    assert_eq!(
+        plan_error_on("-a !0-2", &m),
+        "invalid value '!0-2' for -a/--affinity: it picks CPU 3, outside this process's default CPUs (0-2) that !LIST and +LIST keep to; to measure on an isolated CPU, name it by number: 3"
+    );
+    assert!(plan_error_on("-a +3", &m).contains("it picks CPU 3, outside"));
+    // Every online CPU named, or a position past them: as on any machine.
+    assert!(plan_error_on("-a !0-3", &m).contains("leaves no online CPU (online CPUs: 0-3)"));
+    assert!(plan_error_on("-a +4", &m).contains("position 4 is past the 4 online CPUs (0-3)"));
+    // Not online: refused, naming the online CPUs.
+    assert_eq!(
+        plan_error_on("-a 4", &m),
+        "invalid value '4' for -a/--affinity: CPU 4 is not online (online CPUs: 0-3; isolated CPUs are accepted)"
+    );
+    // As cyclictest under `taskset -c 1` (default set 1 of 0-1): +0 is CPU 0, not CPU 1.
+    let taskset_1 = ProcessCpus::new(cpus("0-1"), cpus("1"));
+    assert!(plan_error_on("-a +0", &taskset_1).contains("it picks CPU 0, outside"));
+    assert_eq!(cpus_on("-a +1", &taskset_1), [1]);
 }
 
 #[test]
@@ -535,7 +616,7 @@ fn never_panics_on_odd_words() {
         "-ca",
         "-h 1 -Hx",
     ];
-    let available = cpus("0-3");
+    let available = machine("0-3");
     for line in odd {
         for cyclictest in [false, true] {
             if let Ok(Parsed::Run(config)) = parse(&words(line), cyclictest) {
