@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::TuneError;
 pub use super::target::{CpufreqSetting, Target, ThreadSetting};
+use super::thread::check_same_thread;
 use super::{file, thread_setting};
 
 /// One setting changed from `old` to `new` (both as text: a file's content, `fifo:98`, `-5`,
@@ -44,10 +45,23 @@ impl Change {
         }
     }
 
-    /// Sets the target to `new` (the kernel file under `root`, or the thread).
+    /// Sets the target to `new` (the kernel file under `root`, or the thread). A thread is
+    /// first checked to be still the one the change names (its process and start time,
+    /// [`check_same_thread`]): one that ended is [`TuneError::NoSuchThread`], one whose id
+    /// names another thread now [`TuneError::ThreadReplaced`], and nothing is set.
     pub fn apply(&self, root: &Path) -> Result<(), TuneError> {
         match (&self.target, self.target.system_path()) {
-            (Target::Thread { tid, setting, .. }, _) => {
+            (
+                Target::Thread {
+                    pid,
+                    tid,
+                    name,
+                    start_time,
+                    setting,
+                },
+                _,
+            ) => {
+                check_same_thread(*pid, *tid, name, *start_time)?;
                 thread_setting::set(*tid, *setting, &self.new)
             }
             (_, Some(path)) => file::write_value(root, &path, &self.new),

@@ -142,6 +142,19 @@ pub enum TuneError {
         /// The thread id.
         tid: u32,
     },
+    /// The thread a change was planned for ended, and its id now names another thread (its
+    /// start time differs): the change is not made, so the other thread is left alone.
+    #[error(
+        "thread {tid} \"{name}\" (pid {pid}) has ended and its id now names another thread: it was left alone"
+    )]
+    ThreadReplaced {
+        /// The process the thread was in.
+        pid: u32,
+        /// The thread id.
+        tid: u32,
+        /// The name of the thread that ended.
+        name: String,
+    },
     /// The kernel refused a thread setting for a reason other than privilege.
     #[error("cannot set the {setting} of thread {tid} to {value}: {errno}{hint}")]
     ThreadSetting {
@@ -177,6 +190,17 @@ pub enum TuneError {
 }
 
 impl TuneError {
+    /// Whether this says that the thread a change was for is gone: it does not exist any more
+    /// ([`TuneError::NoSuchThread`]) or its id names another thread now
+    /// ([`TuneError::ThreadReplaced`]). Either way it was left alone, and nothing of the
+    /// thread changed is left: its settings ended with it.
+    pub fn is_thread_gone(&self) -> bool {
+        matches!(
+            self,
+            TuneError::NoSuchThread { .. } | TuneError::ThreadReplaced { .. }
+        )
+    }
+
     /// The OS error number behind this error, if there is one.
     pub fn errno(&self) -> Option<Errno> {
         match self {
@@ -189,7 +213,9 @@ impl TuneError {
             TuneError::ThreadPermission { .. } | TuneError::UndoNotPermitted { .. } => {
                 Some(Errno::EPERM)
             }
-            TuneError::NoSuchThread { .. } => Some(Errno::from_raw(libc::ESRCH)),
+            TuneError::NoSuchThread { .. } | TuneError::ThreadReplaced { .. } => {
+                Some(Errno::from_raw(libc::ESRCH))
+            }
             TuneError::NoCpufreq { .. } => Some(Errno::ENOENT),
             TuneError::Fact(fact) => fact.errno(),
             _ => None,

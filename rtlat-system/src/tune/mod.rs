@@ -46,6 +46,6 @@ pub use error::TuneError;
 pub use frequency::{format_khz, parse_frequency};
 pub use hold::Hold;
 pub use irq::{IrqMove, IrqPlan};
-pub use restore::{Machine, RestoreFile, Restored};
+pub use restore::{Machine, RestoreFile, Restored, Undone};
 pub use thread::{SchedRequest, SchedValue, ThreadRef};
 pub use transaction::{Applied, Failed};

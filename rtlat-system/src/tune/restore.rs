@@ -40,12 +40,19 @@
 //!   `rtlat-restore-2`, no unknown field), was saved on another machine (host name and
 //!   `/etc/machine-id`) or in another boot (`boot_id`: IRQ numbers, thread ids and cpufreq
 //!   settings do not survive a reboot), or if any change fails its check: the IRQ is gone or
-//!   now has other handlers; the thread is gone or its id now names another thread (name and
-//!   start time); the CPU has no cpufreq; a value is not one of its setting's on this machine
+//!   now has other handlers; a thread's id now names another thread (process `pid` has a
+//!   thread `tid` of another name or start time); the CPU has no cpufreq; a value is not one of its setting's on this machine
 //!   (CPU lists of its CPUs, one of the CPU's governors, a frequency in its range, a
 //!   scheduling that parses); a file cannot be opened for writing by this user; a thread
 //!   setting could not be set back by this user.
 //! - What is written is only ever a value of the setting's kind, checked as above.
+//! - A thread that is gone (process `pid` has no thread `tid` any more: it ended, or its
+//!   whole process exited, as QEMU does when its guest powers off) is not a reason to refuse:
+//!   its settings ended with it and nothing of the change is left. Its changes are reported
+//!   as [`Undone::ThreadGone`] and the others restored. A thread id handed out again to a
+//!   thread of *another* process leaves `/proc/PID/task/TID` absent too: that thread is not
+//!   the one changed, and it is left alone. Thread changes are made by thread id only after
+//!   the thread is checked to be still the one recorded (its process and start time).
 
 use std::path::{Path, PathBuf};
 
@@ -117,10 +124,21 @@ impl Machine {
 /// One change of a restore, made or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Restored {
-    /// The undoing change: from the value found now to the value saved as old.
+    /// The undoing change: from the value found now to the value saved as old (for a thread
+    /// that is gone, from the value saved as new).
     pub change: Change,
-    /// Whether it was made.
-    pub result: Result<(), TuneError>,
+    /// Whether it was made, or had nothing left to undo.
+    pub result: Result<Undone, TuneError>,
+}
+
+/// How a change of a restore file was undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undone {
+    /// The saved old value was set.
+    Set,
+    /// The thread changed is gone (it ended, or its process exited): its settings ended with
+    /// it, so there was nothing to set, and nothing was.
+    ThreadGone,
 }
 
 /// The file as it is on disk.
@@ -513,6 +531,7 @@ impl RestoreFile {
         interrupts: Option<&Interrupts>,
         change: &Change,
     ) -> Result<(), String> {
+        let mut gone = false;
         match &change.target {
             Target::IrqAffinity { irq, actions } => {
                 if !facts.irq_dir(*irq).is_dir() {
@@ -555,14 +574,16 @@ impl RestoreFile {
                 start_time,
                 ..
             } => {
+                // Gone (no thread TID in process PID any more): nothing to check, nothing to
+                // restore, once the values are known to be of their kind (above and below).
                 let stat = live
                     .task_stat(*pid, *tid)
                     .optional()
-                    .map_err(|e| e.to_string())?
-                    .ok_or_else(|| {
-                        format!("thread {tid} of process {pid} (\"{name}\") no longer exists")
-                    })?;
-                if stat.comm != *name || stat.start_time != *start_time {
+                    .map_err(|e| e.to_string())?;
+                gone = stat.is_none();
+                if let Some(stat) = stat
+                    && (stat.comm != *name || stat.start_time != *start_time)
+                {
                     return Err(format!(
                         "thread {tid} is now \"{}\", not the \"{name}\" changed: the thread ended and its id was reused",
                         stat.comm
@@ -588,8 +609,14 @@ impl RestoreFile {
         }
         match change.target.system_path() {
             Some(path) => file::check_writable(&self.root, &path).map_err(|e| e.to_string()),
+            None if gone => Ok(()),
             None => {
-                let now = change.current(&self.root).map_err(|e| e.to_string())?;
+                let now = match change.current(&self.root) {
+                    Ok(now) => now,
+                    // Ended since (an exiting thread is in /proc a little longer).
+                    Err(TuneError::NoSuchThread { .. }) => return Ok(()),
+                    Err(e) => return Err(e.to_string()),
+                };
                 let undo = Change::new(change.target.clone(), now, change.old.clone());
                 permission::check_threads(live, &[undo], false).map_err(|e| e.to_string())
             }
@@ -597,20 +624,40 @@ impl RestoreFile {
     }
 
     /// Undoes the changes, last first, each from the value found now to the saved old value;
-    /// a change that fails does not stop the others. Call [`check`](Self::check) first.
+    /// a change that fails does not stop the others. A thread change whose thread is gone
+    /// (see the module's notes), before or while it is undone, is [`Undone::ThreadGone`], and
+    /// nothing is set. Call [`check`](Self::check) first.
     pub fn restore(&self) -> Vec<Restored> {
+        let live = Facts::live();
         self.changes
             .iter()
             .rev()
             .map(|change| {
+                let gone = |change: Change| Restored {
+                    change,
+                    result: Ok(Undone::ThreadGone),
+                };
+                if let Target::Thread { pid, tid, .. } = &change.target
+                    && matches!(live.task_stat(*pid, *tid).optional(), Ok(None))
+                {
+                    return gone(change.inverse());
+                }
                 let found = change
                     .current(&self.root)
                     .unwrap_or_else(|_| change.new.clone());
                 let undo = Change::new(change.target.clone(), found, change.old.clone());
-                let result = undo.apply(&self.root);
-                Restored {
-                    change: undo,
-                    result,
+                match undo.apply(&self.root) {
+                    Ok(()) => Restored {
+                        change: undo,
+                        result: Ok(Undone::Set),
+                    },
+                    // It ended since it was checked (its id may name another thread now,
+                    // which `apply` left alone).
+                    Err(e) if e.is_thread_gone() => gone(undo),
+                    Err(e) => Restored {
+                        change: undo,
+                        result: Err(e),
+                    },
                 }
             })
             .collect()
@@ -791,7 +838,7 @@ pub fn utc_text(unix: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -948,6 +995,66 @@ mod tests {
         let err = other.check(path, Path::new("/")).unwrap_err().to_string();
         assert!(
             err.contains("saved before the machine last booted"),
+            "{err}"
+        );
+    }
+
+    /// The id and start time of a thread of this process that has ended (and left `/proc`,
+    /// which a thread does a little after `join` returns).
+    pub(crate) fn ended_thread() -> (u32, u64) {
+        let pid = std::process::id();
+        let (tid, start_time) = std::thread::spawn(move || {
+            let tid = u32::try_from(rtlat_linux::gettid()).unwrap();
+            (tid, Facts::live().task_stat(pid, tid).unwrap().start_time)
+        })
+        .join()
+        .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while Path::new(&format!("/proc/{pid}/task/{tid}")).exists() {
+            assert!(
+                std::time::Instant::now() < until,
+                "thread {tid} never left /proc"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        (tid, start_time)
+    }
+
+    #[test]
+    fn a_thread_that_is_gone_has_nothing_to_restore_and_a_reused_id_is_refused() {
+        let pid = std::process::id();
+        let (tid, start_time) = ended_thread();
+        let change = |tid, name: &str, start_time| {
+            Change::new(
+                Target::Thread {
+                    pid,
+                    tid,
+                    name: name.into(),
+                    start_time,
+                    setting: ThreadSetting::Scheduling,
+                },
+                "other",
+                "fifo:98",
+            )
+        };
+        let path = Path::new("r.json");
+        let mut file = RestoreFile::new("threads", &[], Path::new("/"), Vec::new());
+        file.applied = true;
+        file.changes = vec![change(tid, "CPU 0/KVM", start_time)];
+        file.check(path, Path::new("/")).unwrap();
+        let restored = file.restore();
+        assert_eq!(restored.len(), 1);
+        assert_eq!(restored[0].result, Ok(Undone::ThreadGone));
+        assert_eq!(restored[0].change, file.changes[0].inverse());
+
+        // This thread, with another start time: its id was reused; the whole file refused.
+        let me = u32::try_from(rtlat_linux::gettid()).unwrap();
+        let stat = Facts::live().task_stat(pid, me).unwrap();
+        file.changes
+            .push(change(me, &stat.comm, stat.start_time + 1));
+        let err = file.check(path, Path::new("/")).unwrap_err().to_string();
+        assert!(
+            err.contains("change 2: thread") && err.contains("its id was reused"),
             "{err}"
         );
     }

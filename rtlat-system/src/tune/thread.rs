@@ -53,11 +53,34 @@ pub fn find_thread(facts: &Facts, tid: u32) -> Result<ThreadRef, TuneError> {
     })
 }
 
+/// Checks that thread `tid` of process `pid` is still the thread that started at
+/// `start_time`: [`TuneError::NoSuchThread`] if process `pid` has no thread `tid` any more,
+/// [`TuneError::ThreadReplaced`] if it has one that started at another time (the thread
+/// ended and both ids were handed out again). The kernel's calls take a bare thread id;
+/// this is checked before each one (and after a thread's settings are read), so that a
+/// change planned for one thread is never made to another that was given its id.
+pub fn check_same_thread(pid: u32, tid: u32, name: &str, start_time: u64) -> Result<(), TuneError> {
+    // `/proc/PID/task/TID` exists only for a thread TID of process PID.
+    let stat = Facts::live()
+        .task_stat(pid, tid)
+        .optional()?
+        .ok_or(TuneError::NoSuchThread { tid })?;
+    if stat.start_time != start_time {
+        return Err(TuneError::ThreadReplaced {
+            pid,
+            tid,
+            name: name.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// The changes that give `thread` the scheduling `sched` and the CPUs `pin` (each `None`
 /// leaves that setting), read against its settings now: affinity first (so a real-time
 /// thread never runs on a CPU it is about to leave), then scheduling, then the nice value.
 /// The thread's `SCHED_RESET_ON_FORK` flag is kept as it is (`--set` does not name it).
-/// Settings already as asked give no change.
+/// Settings already as asked give no change. The settings are read by thread id, then the
+/// thread is checked to be still `thread` ([`check_same_thread`]): the values read were its.
 pub fn thread_changes(
     thread: &ThreadRef,
     sched: Option<&SchedRequest>,
@@ -107,6 +130,7 @@ pub fn thread_changes(
             }
         }
     }
+    check_same_thread(thread.pid, thread.tid, &thread.name, thread.start_time)?;
     Ok(changes)
 }
 
@@ -191,6 +215,60 @@ mod tests {
             set(0, ThreadSetting::Nice, "0"),
             Err(TuneError::NoSuchThread { tid: 0 })
         );
+    }
+
+    #[test]
+    fn a_change_is_made_only_while_the_thread_is_the_one_named() {
+        // On a thread of its own, whose nice value may go up and end with it.
+        std::thread::spawn(|| {
+            let tid = u32::try_from(rtlat_linux::gettid()).unwrap();
+            let me = find_thread(&Facts::live(), tid).unwrap();
+            let nice = |setting| current(tid, setting).unwrap();
+            assert_eq!(nice(ThreadSetting::Nice), "0");
+            let change = |start_time| {
+                Change::new(
+                    Target::Thread {
+                        pid: me.pid,
+                        tid,
+                        name: me.name.clone(),
+                        start_time,
+                        setting: ThreadSetting::Nice,
+                    },
+                    "0",
+                    "1",
+                )
+            };
+            // Another start time: another thread given this id; left alone.
+            let err = change(me.start_time + 1)
+                .apply(std::path::Path::new("/"))
+                .unwrap_err();
+            assert_eq!(
+                err,
+                TuneError::ThreadReplaced {
+                    pid: me.pid,
+                    tid,
+                    name: me.name.clone()
+                }
+            );
+            assert!(err.is_thread_gone());
+            assert_eq!(nice(ThreadSetting::Nice), "0", "not changed");
+            assert_eq!(
+                check_same_thread(me.pid, tid, &me.name, me.start_time + 1),
+                Err(err)
+            );
+            // Another process: no such thread there.
+            let other = if me.pid == 1 { 2 } else { 1 };
+            assert_eq!(
+                check_same_thread(other, tid, &me.name, me.start_time),
+                Err(TuneError::NoSuchThread { tid })
+            );
+            change(me.start_time)
+                .apply(std::path::Path::new("/"))
+                .unwrap();
+            assert_eq!(nice(ThreadSetting::Nice), "1");
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct Failed {
     pub change: Change,
     /// Its error.
     pub error: TuneError,
-    /// The changes made before it and undone again (in the order they were undone).
+    /// The changes made before it and undone again (in the order they were undone), or
+    /// whose thread has ended since, taking its settings with it.
     pub undone: Vec<Change>,
     /// The changes made before it that could not be undone: they are still in effect.
     pub not_undone: Vec<(Change, TuneError)>,
@@ -60,13 +61,17 @@ pub fn apply(
     Ok(applied)
 }
 
-/// Undoes `done` in reverse: (undone, could not be undone with why).
+/// Undoes `done` in reverse: (undone, could not be undone with why). A thread change whose
+/// thread has ended counts as undone: its settings ended with it.
 pub fn undo(root: &Path, done: &[Change]) -> (Vec<Change>, Vec<(Change, TuneError)>) {
     let mut undone = Vec::new();
     let mut not_undone = Vec::new();
     for change in done.iter().rev() {
         match change.inverse().apply(root) {
             Ok(()) => undone.push(change.clone()),
+            // A thread that has ended took its settings with it: nothing of the change is
+            // left (and a thread given its id since is left alone).
+            Err(e) if e.is_thread_gone() => undone.push(change.clone()),
             Err(e) => not_undone.push((change.clone(), e)),
         }
     }
@@ -77,6 +82,27 @@ pub fn undo(root: &Path, done: &[Change]) -> (Vec<Change>, Vec<(Change, TuneErro
 mod tests {
     use super::*;
     use rtlat_linux::Errno;
+
+    #[test]
+    fn a_change_of_a_thread_that_has_ended_is_undone_with_it() {
+        use crate::tune::target::{Target, ThreadSetting};
+        let pid = std::process::id();
+        let (tid, start_time) = crate::tune::restore::tests::ended_thread();
+        let change = Change::new(
+            Target::Thread {
+                pid,
+                tid,
+                name: "ended".into(),
+                start_time,
+                setting: ThreadSetting::Nice,
+            },
+            "0",
+            "5",
+        );
+        let (undone, not_undone) = undo(Path::new("/"), std::slice::from_ref(&change));
+        assert_eq!(undone, [change]);
+        assert!(not_undone.is_empty(), "{not_undone:?}");
+    }
 
     #[test]
     fn a_failure_undoes_what_was_made() {

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! rtlat threads [--pid PID | --name REGEX | --tid TID...] [--json] [--root DIR]
+//! rtlat threads [--pid PID] [--name REGEX] --set fifo:98 [--pin CPUS] [--apply] [--save FILE]
 //! rtlat threads --tid TID --set fifo:98 [--pin CPUS] [--tid …] [--apply] [--save FILE]
 //! rtlat threads --restore FILE
 //! ```

@@ -1,11 +1,18 @@
 //! The options of `rtlat threads`.
 //!
-//! `--set` and `--pin` given before the first `--tid` apply to every `--tid`; given after a
-//! `--tid`, they apply to that thread only (and win over the former), so one command gives a
-//! guest's vCPU threads each their own priority and CPU:
+//! The threads to change are named by `--tid`, or selected by `--pid` and/or `--name` (never
+//! both ways at once). With `--tid`, `--set` and `--pin` given before the first `--tid` apply
+//! to every `--tid`; given after a `--tid`, they apply to that thread only (and win over the
+//! former), so one command gives a guest's vCPU threads each their own priority and CPU:
 //!
 //! ```text
 //! rtlat threads --tid 4101 --set fifo:98 --pin 2 --tid 4102 --set fifo:95 --pin 3 --apply
+//! ```
+//!
+//! With `--pid`/`--name`, `--set` and `--pin` apply to every thread selected:
+//!
+//! ```text
+//! rtlat threads --pid 4100 --name 'CPU [0-9]+/' --set fifo:98 --pin 2 --apply
 //! ```
 
 use std::path::PathBuf;
@@ -25,6 +32,8 @@ use crate::cli::tuning::args::{
 /// `rtlat threads --help`.
 pub const USAGE: &str = "\
 Usage: rtlat threads [--pid PID | --name REGEX | --tid TID...] [--json] [--root DIR]
+       rtlat threads [--pid PID] [--name REGEX] [--set POLICY] [--pin CPUS]
+                     [--apply] [--save FILE]
        rtlat threads [--set POLICY] [--pin CPUS] --tid TID [--set POLICY] [--pin CPUS]
                      [--tid TID ...] [--apply] [--save FILE]
        rtlat threads --restore FILE
@@ -32,10 +41,17 @@ Usage: rtlat threads [--pid PID | --name REGEX | --tid TID...] [--json] [--root 
 Lists threads (like `ps -eLo pid,tid,psr,cls,rtprio,ni,comm` plus affinity): process and
 thread id, the CPU it last ran on, policy, real-time priority, nice value, the CPUs it may
 run on, process and thread name. Or changes threads' scheduling and CPUs (what `chrt -p` and
-`taskset -p` do), e.g. a QEMU guest's vCPU threads:
+`taskset -p` do), e.g. a QEMU guest's vCPU threads (QEMU started with
+`-name NAME,debug-threads=on` names them `CPU 0/KVM`, `CPU 1/KVM`, ..., `CPU 0/TCG` without
+KVM):
 
-  rtlat threads --name qemu-system
+  rtlat threads --name qemu-system               # list the guests' threads
+  rtlat threads --name 'CPU [0-9]+/' --set fifo:98 --pin 2 --apply
+  rtlat threads --pid 4100 --name 'CPU [0-9]+/' --set fifo:98 --pin 2-3 --apply
   rtlat threads --tid 4101 --set fifo:98 --pin 2 --tid 4102 --set fifo:95 --pin 3 --apply
+  rtlat threads --restore rtlat-threads-restore-20260320T094640Z-4242.json
+
+The second changes the vCPU threads of every QEMU; the third only those of process 4100.
 
 Listing:
   --pid PID        the threads of one process
@@ -46,9 +62,13 @@ Listing:
   --json           print a JSON array instead of the table
   --root DIR       read /proc under DIR (default /)
 
-Changing (dry run unless --apply):
+Changing (a dry run unless --apply) the threads --pid/--name select, or those --tid names:
+  --pid PID        every thread of process PID (with --name: those of them it matches)
+  --name REGEX     every thread whose THREAD name matches (for a change the process name
+                   is not matched, as it is when listing: `--name qemu-system` would select
+                   QEMU's main and unnamed threads, not its vCPU threads `CPU N/KVM`)
   --tid TID        a thread to change (repeatable; `--set`/`--pin` after it are its own,
-                   before the first --tid they apply to every thread)
+                   before the first --tid they apply to every thread; not with --pid/--name)
   --set POLICY     fifo:N or rr:N (N 1..99), other[:NICE] or batch[:NICE] (NICE -20..19),
                    or idle
   --pin CPUS       the CPUs it may run on, e.g. 3 or 2-3
@@ -58,11 +78,20 @@ Changing (dry run unless --apply):
   --restore FILE   undo the changes FILE records
   -h, --help       print this help
 
+The threads --pid/--name select are found once, when the command starts, and printed one
+change a line (the dry run stops there); rtlat's own threads are never selected, and a
+selection that matches no thread is refused (status 2, nothing changed). A thread is changed
+only while it is still the one selected or named (its process and start time): one that
+ends before its change makes the whole command undone and refused (status 2; run it again).
+
 Changing another user's thread, real-time priorities above `ulimit -r` and nice values
 below `20 - ulimit -e` need CAP_SYS_NICE (root); a change you could make but not undo (e.g.
 raising your own thread's nice value) is refused. The reset-on-fork flag is kept, and
-restored. A restore file is refused as a whole if a thread is gone or its id now names
-another thread.
+restored. A restore file is refused as a whole if a thread's id now names another thread
+(process PID has a thread TID again, of another name or start time). A thread that is gone
+(process PID has no thread TID any more: it ended, or QEMU exited when the guest powered
+off) is listed `gone, nothing to restore`, its settings having ended with it, and the
+others are restored (status 0).
 ";
 
 /// The options; their help is in [`USAGE`], which lists `--tid` twice (for listing and for
@@ -119,9 +148,56 @@ pub struct Wanted {
     pub pin: Option<CpuSet>,
 }
 
-/// `--tid … --set … --pin …` and their companions.
+/// The threads `--pid PID` and/or `--name REGEX` select for a change.
+pub struct Selection {
+    /// `--pid`: only the threads of this process.
+    pub pid: Option<u32>,
+    /// `--name`: only the threads whose thread name matches (the pattern as typed, and
+    /// compiled).
+    pub name: Option<(String, Pattern)>,
+}
+
+impl Selection {
+    /// The options as typed, for messages: `--pid 4100 --name 'CPU [0-9]+/'`.
+    pub fn words(&self) -> String {
+        let pid = self.pid.map(|pid| format!("--pid {pid}"));
+        let name = self
+            .name
+            .as_ref()
+            .map(|(text, _)| format!("--name '{}'", one_line(text)));
+        [pid, name]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// `text` with its control characters escaped (`\n`), to be quoted on one line.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
+}
+
+/// The threads a change is for.
+pub enum Threads {
+    /// `--tid TID…`, each with its own settings.
+    Tids(Vec<Wanted>),
+    /// `--pid`/`--name`, one setting for every thread they select.
+    Selected {
+        selection: Selection,
+        set: Option<SchedRequest>,
+        pin: Option<CpuSet>,
+    },
+}
+
+/// `--tid … --set … --pin …` (or `--pid`/`--name` with `--set`/`--pin`) and their companions.
 pub struct Change {
-    pub threads: Vec<Wanted>,
+    pub threads: Threads,
     pub apply: bool,
     pub save: Option<PathBuf>,
     pub argv: Vec<String>,
@@ -147,15 +223,23 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
     let found = options.found();
     let changing = given("--set") || given("--pin");
 
+    for (option, hint) in [
+        ("--pid", "one process a command: run it once for each"),
+        ("--name", "one pattern: `a|b` matches either name"),
+    ] {
+        if found.iter().filter(|f| f.name == option).count() > 1 {
+            return Err(format!("{option} is given twice: give it once ({hint})").into());
+        }
+    }
     // Listing options and changing options do not mix.
-    let listing = ["--pid", "--name", "--json", "--root"];
+    let listing = ["--json", "--root"];
     let changes = ["--set", "--pin", "--apply", "--save"];
     if let (Some(list), Some(change)) = (
         listing.iter().find(|o| given(o)),
         changes.iter().find(|o| given(o)),
     ) {
         return Err(format!(
-            "{list} conflicts with {change}: {list} is for listing threads, {change} for changing them (by --tid)"
+            "{list} conflicts with {change}: {list} is for listing threads, {change} for changing them"
         ).into());
     }
     if !changing {
@@ -196,7 +280,16 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
         });
     }
 
-    // Changing: --set/--pin before the first --tid are defaults; after one, that thread's.
+    let selecting = ["--pid", "--name"].into_iter().find(|o| given(o));
+    if let (Some(select), true) = (selecting, given("--tid")) {
+        return Err(format!(
+            "--tid conflicts with {select} in a change: name the threads to change by --tid, or select them by --pid/--name, not both"
+        )
+        .into());
+    }
+
+    // Changing: --set/--pin before the first --tid are defaults (with --pid/--name: the
+    // settings of every thread selected); after one, that thread's.
     let mut defaults: (Option<SchedRequest>, Option<CpuSet>) = (None, None);
     let mut threads: Vec<Wanted> = Vec::new();
     // The CPU lists as typed, checked against the machine's online CPUs after the syntax.
@@ -251,9 +344,61 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
             _ => {}
         }
     }
+    let save = value("--save").map(PathBuf::from);
+    if save.is_some() && !given("--apply") {
+        return Err(
+            "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
+                .into(),
+        );
+    }
+    let threads = if selecting.is_some() {
+        let pid = value("--pid")
+            .map(|pid| id("--pid", &pid, "a process id (a number above 0)"))
+            .transpose()?;
+        if pid == Some(std::process::id()) {
+            return Err(format!(
+                "--pid {}: that is this rtlat process, whose threads are never changed",
+                std::process::id()
+            )
+            .into());
+        }
+        let name = value("--name")
+            .map(|name| {
+                Pattern::new(&name)
+                    .map(|pattern| (name.clone(), pattern))
+                    .map_err(|e| invalid("--name", &name, format!("{e} (accepted: {SYNTAX})")))
+            })
+            .transpose()?;
+        Threads::Selected {
+            selection: Selection { pid, name },
+            set: defaults.0,
+            pin: defaults.1,
+        }
+    } else {
+        Threads::Tids(tids_to_change(threads, defaults)?)
+    };
+    // Against the machine: its root and the CPUs of --pin.
+    let facts = machine(&root)?;
+    for pin in pins {
+        online_cpu_list("--pin", pin, &facts)?;
+    }
+    Ok(Action::Change(Change {
+        threads,
+        apply: given("--apply"),
+        save,
+        argv: crate::cli::tuning::args::command_line("threads", args),
+    }))
+}
+
+/// The `--tid`s of a change, each given the defaults (`--set`/`--pin` before the first
+/// `--tid`) where it has no setting of its own.
+fn tids_to_change(
+    mut threads: Vec<Wanted>,
+    defaults: (Option<SchedRequest>, Option<CpuSet>),
+) -> Result<Vec<Wanted>, CliError> {
     if threads.is_empty() {
         return Err(
-            "--set and --pin change threads named by --tid TID: add --tid (`rtlat threads --pid PID` or `--name REGEX` lists them)"
+            "--set and --pin change the threads named by --tid TID or selected by --pid PID and/or --name REGEX: add one (`rtlat threads --name REGEX` lists them)"
                 .into(),
         );
     }
@@ -267,24 +412,7 @@ pub fn parse(args: &[String]) -> Result<Action, CliError> {
             ).into());
         }
     }
-    let save = value("--save").map(PathBuf::from);
-    if save.is_some() && !given("--apply") {
-        return Err(
-            "--save has no effect without --apply (a dry run changes nothing): add --apply or drop --save"
-                .into(),
-        );
-    }
-    // Against the machine: its root and the CPUs of --pin.
-    let facts = machine(&root)?;
-    for pin in pins {
-        online_cpu_list("--pin", pin, &facts)?;
-    }
-    Ok(Action::Change(Change {
-        threads,
-        apply: given("--apply"),
-        save,
-        argv: crate::cli::tuning::args::command_line("threads", args),
-    }))
+    Ok(threads)
 }
 
 #[cfg(test)]
@@ -316,27 +444,73 @@ mod tests {
         }
     }
 
+    fn tids(change: Change) -> Vec<Wanted> {
+        match change.threads {
+            Threads::Tids(tids) => tids,
+            Threads::Selected { .. } => panic!("a selection, not --tid"),
+        }
+    }
+
     #[test]
     fn set_and_pin_bind_to_the_tid_before_them() {
         let c = change("--tid 11 --set fifo:98 --pin 0 --tid 12 --set fifo:95 --apply");
-        assert_eq!(c.threads.len(), 2);
-        assert_eq!(c.threads[0].set.unwrap().priority, 98);
-        assert_eq!(c.threads[0].pin.as_ref().unwrap().to_string(), "0");
-        assert_eq!(c.threads[1].set.unwrap().priority, 95);
-        assert!(c.threads[1].pin.is_none());
-        assert!(c.apply);
+        let apply = c.apply;
+        let c = tids(c);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].set.unwrap().priority, 98);
+        assert_eq!(c[0].pin.as_ref().unwrap().to_string(), "0");
+        assert_eq!(c[1].set.unwrap().priority, 95);
+        assert!(c[1].pin.is_none());
+        assert!(apply);
 
         let c = change("--set rr:5 --pin 0 --tid 11 --tid 12 --set other:-5");
-        assert_eq!(c.threads[0].set.unwrap().to_string(), "rr:5");
-        assert_eq!(c.threads[1].set.unwrap().to_string(), "other:-5");
-        assert_eq!(c.threads[1].pin.as_ref().unwrap().to_string(), "0");
         assert!(!c.apply);
+        let c = tids(c);
+        assert_eq!(c[0].set.unwrap().to_string(), "rr:5");
+        assert_eq!(c[1].set.unwrap().to_string(), "other:-5");
+        assert_eq!(c[1].pin.as_ref().unwrap().to_string(), "0");
+    }
+
+    #[test]
+    fn pid_and_name_select_the_threads_a_change_is_for() {
+        for (line, words) in [
+            ("--pid 4100 --set fifo:98 --pin 0", "--pid 4100"),
+            ("--name CPU.[0-9]+/ --set fifo:98", "--name 'CPU.[0-9]+/'"),
+            (
+                "--set fifo:98 --name ^CPU --pin 0 --pid 4100 --apply",
+                "--pid 4100 --name '^CPU'",
+            ),
+        ] {
+            let c = change(line);
+            assert_eq!(c.apply, line.contains("--apply"));
+            let Threads::Selected {
+                selection,
+                set,
+                pin,
+            } = c.threads
+            else {
+                panic!("{line}: not a selection");
+            };
+            assert_eq!(selection.words(), words, "{line}");
+            assert_eq!(set.unwrap().to_string(), "fifo:98");
+            assert_eq!(
+                pin.map(|p| p.to_string()),
+                line.contains("--pin").then(|| "0".into())
+            );
+            if let Some((_, pattern)) = &selection.name {
+                assert!(pattern.is_match("CPU 1/KVM"), "{line}");
+                assert!(!pattern.is_match("worker"), "{line}");
+            }
+        }
     }
 
     #[test]
     fn refusals_name_the_option() {
         for (line, fragment) in [
-            ("--set fifo:50", "add --tid"),
+            (
+                "--set fifo:50",
+                "or selected by --pid PID and/or --name REGEX: add one",
+            ),
             (
                 "--tid 11 --tid 12 --set fifo:50",
                 "--tid 11 has nothing to change",
@@ -365,7 +539,35 @@ mod tests {
                 "--tid 11 --pin 99999",
                 "invalid value '99999' for --pin: CPU 99999 is too large",
             ),
-            ("--pid 1 --set fifo:50", "--pid conflicts with --set"),
+            (
+                "--pid 1 --json --set fifo:50",
+                "--json conflicts with --set",
+            ),
+            ("--name x --root / --pin 0", "--root conflicts with --pin"),
+            (
+                "--tid 11 --name CPU --set fifo:50",
+                "--tid conflicts with --name in a change: name the threads to change by --tid, or select them by --pid/--name, not both",
+            ),
+            (
+                "--pid 1 --tid 11 --set fifo:50",
+                "--tid conflicts with --pid",
+            ),
+            ("--pid 1 --pid 2 --set fifo:50", "--pid is given twice"),
+            ("--name a --name b", "--name is given twice"),
+            (
+                "--pid 1 --set fifo:50 --set rr:1",
+                "--set is given twice: give it once",
+            ),
+            ("--pid 0 --set fifo:50", "invalid value '0' for --pid"),
+            (
+                "--name (CPU --set fifo:50",
+                "invalid value '(CPU' for --name: unclosed group",
+            ),
+            ("--name CPU --pin 8191", "CPU 8191 is not online"),
+            (
+                "--pid 1 --set fifo:50 --save x",
+                "--save has no effect without --apply",
+            ),
             (
                 "--tid 11 --set fifo:50 --save x",
                 "--save has no effect without --apply",
@@ -378,6 +580,7 @@ mod tests {
                 "invalid value '[a' for --name: unclosed character class",
             ),
             ("--restore f --apply", "--restore takes no other option"),
+            ("--restore f --pid 1", "--restore takes no other option"),
             (
                 "--root /nonexistent-rtlat",
                 "invalid value '/nonexistent-rtlat' for --root",
@@ -390,5 +593,15 @@ mod tests {
             assert!(err.contains(fragment), "{line}: {err}");
             assert_eq!(err.lines().count(), 1, "{err}");
         }
+        // rtlat's own process.
+        let line = format!("--pid {} --set fifo:50", std::process::id());
+        let err = parse_line(&line)
+            .err()
+            .expect("own pid refused")
+            .to_string();
+        assert!(
+            err.ends_with("that is this rtlat process, whose threads are never changed"),
+            "{err}"
+        );
     }
 }

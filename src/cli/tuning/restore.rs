@@ -7,10 +7,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use rtlat::exit_status::{self, BAD_INPUT, NOT_UNDONE, OK};
-use rtlat_system::tune::RestoreFile;
+use rtlat_system::tune::{RestoreFile, Undone};
 
 /// Restores `path` for `command` under `root`; returns the exit status (2 refused, nothing
-/// written; 5 some settings could not be restored, stderr names them; 0 all restored).
+/// written; 5 some settings could not be restored, stderr names them; 0 all restored, but
+/// those of threads that are gone, which are listed: their settings ended with them).
 pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
     let program = format!("rtlat {command}");
     let refuse = |message: String| {
@@ -38,9 +39,17 @@ pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
         return exit_status::code(OK);
     }
     let mut failures = 0;
+    let mut gone = 0;
     for restored in file.restore() {
         match restored.result {
-            Ok(()) => outln!("{}", restored.change.describe(root)),
+            Ok(Undone::Set) => outln!("{}", restored.change.describe(root)),
+            Ok(Undone::ThreadGone) => {
+                gone += 1;
+                outln!(
+                    "# {}: gone, nothing to restore (the thread has ended, and its settings with it)",
+                    restored.change.target_text(root)
+                );
+            }
             Err(e) => {
                 failures += 1;
                 errln!(
@@ -50,14 +59,25 @@ pub fn restore(command: &str, path: &Path, root: &Path) -> ExitCode {
             }
         }
     }
-    if failures == 0 {
-        outln!("# restored everything {} recorded", path.display());
-        exit_status::code(OK)
-    } else {
+    let total = file.changes.len();
+    if failures > 0 {
         errln!(
-            "{program}: {failures} of {} settings were not restored (listed above); the others were",
-            file.changes.len()
+            "{program}: {failures} of {total} settings were not restored (listed above); the others were"
         );
-        exit_status::code(NOT_UNDONE)
+        return exit_status::code(NOT_UNDONE);
     }
+    if gone == total {
+        outln!(
+            "# nothing restored: every thread {} recorded is gone",
+            path.display()
+        );
+    } else if gone > 0 {
+        outln!(
+            "# restored everything {} recorded but the {gone} settings of threads that are gone",
+            path.display()
+        );
+    } else {
+        outln!("# restored everything {} recorded", path.display());
+    }
+    exit_status::code(OK)
 }
