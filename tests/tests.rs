@@ -31,6 +31,7 @@ mod plot;
 mod plot_bad_input;
 mod privileges;
 mod profile;
+mod rt_guest;
 mod run_control;
 mod servo;
 mod stop_signals;

@@ -632,3 +632,82 @@ fn not_mounted_tracefs_is_named_with_the_mount_command() {
         TracerPath::Absent(NOT_MOUNTED.into())
     );
 }
+
+/// A real trace: Debian's 6.12 PREEMPT_RT kernel under QEMU (tests/rt_guest), `rtlat run -a 1
+/// -p 80 --explain -b 50000` on the isolated CPU 1 while a SCHED_FIFO 95 shell loop (`sh`,
+/// pid 525) held it for 240 ms; the header, the tracer's first events and the events around
+/// the hog, as the kernel wrote them.
+const REAL_TRACE: &str = include_str!("data/osnoise-6.12-rt-fifo-hog.trace");
+
+#[test]
+fn on_a_real_trace_the_hog_is_the_cause_and_the_idle_task_never() {
+    let events = parse(REAL_TRACE);
+    assert_eq!(events.malformed, 0);
+    assert_eq!(events.events.len(), 33);
+    // The measuring thread (523) woke at 61.294 s, then not until the hog left at 61.535 s.
+    let spike = Spike {
+        cpu: 1,
+        tid: Some(523),
+        previous_wake_ns: at(61, 294_063_000),
+        wake_ns: at(61, 534_900_000),
+        latency_ns: 240_000_000,
+    };
+    let overlapping = events_overlapping(&events.events, &spike);
+    let names: Vec<&str> = overlapping.iter().map(|e| e.name.as_str()).collect();
+    assert!(names.contains(&"sh:525"), "{names:?}");
+    // The idle task (swapper/1, pid 0) ran in the window: the CPU waited for the hog's
+    // arrival; it is never evidence, nor is the measuring thread itself.
+    assert!(
+        REAL_TRACE.contains("thread_noise: swapper/1:0 start 61.323958503"),
+        "the excerpt holds an idle run inside the window"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("swapper/")),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"rtlat-t0:523"), "{names:?}");
+    let causes = causes(overlapping);
+    assert!(
+        causes[0]
+            .text
+            .starts_with("thread_noise sh:525 ran 1× for 239.9 ms on CPU 1 (osnoise tracer)"),
+        "{causes:#?}"
+    );
+    assert!(
+        causes.iter().all(|c| !c.text.contains("swapper")),
+        "{causes:#?}"
+    );
+}
+
+#[test]
+fn an_event_with_no_start_does_not_move_the_clocks_offset() {
+    // The idle task's first event after the tracer starts has `start 0.000000000` and the
+    // uptime as its duration: no time at all. Made longer, it would be the smallest
+    // `stamp - start - duration` near it and shift its neighbours' starts.
+    let line = "thread_noise: swapper/1:0 start 0.000000000 duration 59620439132 ns";
+    assert!(REAL_TRACE.contains(line));
+    let longer = REAL_TRACE.replace(
+        line,
+        "thread_noise: swapper/1:0 start 0.000000000 duration 59720439132 ns",
+    );
+    let (real, shifted) = (parse(REAL_TRACE), parse(&longer));
+    let starts = |e: &rtlat_system::noise::tracer::Events| {
+        e.events
+            .iter()
+            .filter(|e| e.pid != Some(0))
+            .map(|e| e.start_ns)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(starts(&real), starts(&shifted));
+    // The neighbour's start lands on the trace clock: it ran 3.6 ms up to its stamp.
+    let first = real
+        .events
+        .iter()
+        .find(|e| e.name == "rtlat-t0:523")
+        .unwrap();
+    assert_eq!(first.end_ns, at(59, 594_177_000));
+    assert!(
+        first.start_ns.abs_diff(at(59, 594_177_000) - 3_604_983) < 20_000,
+        "{first:?}"
+    );
+}

@@ -517,7 +517,8 @@ const OFFSET_WINDOW_NS: u64 = 10_000_000;
 
 /// For each event, the offset from the tracer's local clock to the trace clock: the smallest
 /// `stamp − start − duration` of the events stamped within [`OFFSET_WINDOW_NS`] of it (its
-/// own included), a sliding-window minimum over the events in stamp order.
+/// own included), a sliding-window minimum over the events in stamp order; events with no
+/// start (0) take part in no event's offset.
 fn clock_offsets(raws: &[Raw<'_>]) -> Vec<i128> {
     let candidate =
         |r: &Raw<'_>| r.stamp_ns as i128 - r.start_local as i128 - r.duration_ns as i128;
@@ -530,6 +531,13 @@ fn clock_offsets(raws: &[Raw<'_>]) -> Vec<i128> {
     for &k in &order {
         let stamp = raws[k].stamp_ns;
         while next < order.len() && raws[order[next]].stamp_ns <= stamp + OFFSET_WINDOW_NS {
+            // A start of 0 is no time (the idle task's first event after the tracer starts
+            // reads `start 0.000000000 duration <the uptime>` on Linux 6.1 and 6.12): it
+            // says nothing of the clocks' offset.
+            if raws[order[next]].start_local == 0 {
+                next += 1;
+                continue;
+            }
             let c = candidate(&raws[order[next]]);
             while window
                 .back()

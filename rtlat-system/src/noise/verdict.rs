@@ -235,12 +235,18 @@ pub fn explain_with(
         });
     }
 
-    // Tasks that ran on the CPU, summed over the window.
+    // Tasks that ran on the CPU, summed over the window, each named and classed as it was
+    // last seen (a task that execs changes its name: `chrt … taskset … sh` is `sh` once it
+    // runs the loop).
     let mut ran: BTreeMap<u32, TaskRun> = BTreeMap::new();
     for interval in during {
         for task in on_cpu(interval).iter().flat_map(|c| c.tasks.iter()) {
             ran.entry(task.tid)
-                .and_modify(|t| t.ran_ns += task.ran_ns)
+                .and_modify(|t| {
+                    let total = t.ran_ns + task.ran_ns;
+                    *t = *task;
+                    t.ran_ns = total;
+                })
                 .or_insert(*task);
         }
     }

@@ -50,6 +50,9 @@ pub fn run(change: Change) -> ExitCode {
             Err(message) => return refuse(message),
         },
     }
+    for line in shared_fifo_cpus(&wanted) {
+        errln!("rtlat threads: warning: {line}");
+    }
     let mut changes = Vec::new();
     for (named, thread, set, pin) in &wanted {
         match thread_changes(thread, set.as_ref(), pin.as_ref()) {
@@ -125,4 +128,129 @@ fn select(facts: &Facts, selection: &Selection) -> Result<Vec<ThreadRef>, String
         ));
     }
     Ok(selected)
+}
+
+/// Warnings for threads of one process that the change puts on the same single CPU at the
+/// same SCHED_FIFO priority: FIFO never runs one of them while the other keeps the CPU, so
+/// one that spins waiting for the other spins for ever (RT throttling aside). QEMU's vCPU
+/// threads do: a booting guest's CPU 0 waits for its CPU 1 (seen in tests/rt_guest: the
+/// guest never reached its /init). One line per CPU and priority, naming the threads.
+fn shared_fifo_cpus(
+    wanted: &[(String, ThreadRef, Option<SchedRequest>, Option<CpuSet>)],
+) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let mut groups: BTreeMap<(u32, usize, i32), Vec<&ThreadRef>> = BTreeMap::new();
+    for (_, thread, set, pin) in wanted {
+        let (Some(set), Some(pin)) = (set, pin) else {
+            continue;
+        };
+        if set.policy != rtlat_linux::Policy::Fifo || pin.len() != 1 {
+            continue;
+        }
+        if let Some(cpu) = pin.first() {
+            groups
+                .entry((thread.pid, cpu, set.priority))
+                .or_default()
+                .push(thread);
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, threads)| threads.len() > 1)
+        .map(|((pid, cpu, priority), threads)| {
+            let names: Vec<String> = threads
+                .iter()
+                .map(|t| format!("{} \"{}\"", t.tid, t.name))
+                .collect();
+            format!(
+                "{} threads of process {pid} ({}) would share CPU {cpu} at SCHED_FIFO {priority}, which never runs one while another keeps the CPU: a vCPU that waits for another stops its guest; give each a CPU of its own (--tid TID --pin CPU) or make only the isolated CPU's vCPU real-time",
+                threads.len(),
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtlat_linux::Policy;
+
+    fn thread(pid: u32, tid: u32, name: &str) -> ThreadRef {
+        ThreadRef {
+            pid,
+            tid,
+            name: name.to_owned(),
+            start_time: 1,
+        }
+    }
+
+    fn wanted(
+        pid: u32,
+        tid: u32,
+        name: &str,
+        policy: Policy,
+        priority: i32,
+        pin: &str,
+    ) -> (String, ThreadRef, Option<SchedRequest>, Option<CpuSet>) {
+        (
+            "--name x".to_owned(),
+            thread(pid, tid, name),
+            Some(SchedRequest {
+                policy,
+                priority,
+                nice: None,
+            }),
+            Some(CpuSet::parse(pin).unwrap()),
+        )
+    }
+
+    #[test]
+    fn two_vcpus_on_one_cpu_at_one_fifo_priority_are_warned_of() {
+        let vcpus = [
+            wanted(40, 41, "CPU 0/TCG", Policy::Fifo, 98, "2"),
+            wanted(40, 42, "CPU 1/TCG", Policy::Fifo, 98, "2"),
+        ];
+        let lines = shared_fifo_cpus(&vcpus);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "2 threads of process 40 (41 \"CPU 0/TCG\", 42 \"CPU 1/TCG\") would share CPU 2 at SCHED_FIFO 98"
+            ),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn cpus_of_their_own_other_priorities_rr_and_other_processes_are_not() {
+        for pair in [
+            // A CPU each.
+            [
+                wanted(40, 41, "CPU 0/TCG", Policy::Fifo, 98, "2"),
+                wanted(40, 42, "CPU 1/TCG", Policy::Fifo, 98, "3"),
+            ],
+            // Several CPUs to move between.
+            [
+                wanted(40, 41, "CPU 0/TCG", Policy::Fifo, 98, "2-3"),
+                wanted(40, 42, "CPU 1/TCG", Policy::Fifo, 98, "2-3"),
+            ],
+            // Different priorities: the higher one runs, as asked.
+            [
+                wanted(40, 41, "CPU 0/TCG", Policy::Fifo, 97, "2"),
+                wanted(40, 42, "CPU 1/TCG", Policy::Fifo, 98, "2"),
+            ],
+            // Round robin shares the CPU between equal priorities.
+            [
+                wanted(40, 41, "CPU 0/TCG", Policy::RoundRobin, 98, "2"),
+                wanted(40, 42, "CPU 1/TCG", Policy::RoundRobin, 98, "2"),
+            ],
+            // Two guests, one vCPU each.
+            [
+                wanted(40, 41, "CPU 0/TCG", Policy::Fifo, 98, "2"),
+                wanted(50, 51, "CPU 0/TCG", Policy::Fifo, 98, "2"),
+            ],
+        ] {
+            assert_eq!(shared_fifo_cpus(&pair), Vec::<String>::new(), "{pair:?}");
+        }
+    }
 }

@@ -1,0 +1,80 @@
+# The guest's side of the result channel (read by tests/rt_guest/machine.rs).
+#
+# Every result is a record on the result port: `@@begin KEY`, the bytes as plain hex lines
+# (`xxd -p`: nothing a tty or an interleaved kernel line can mistake for data), `@@end KEY`.
+# The last record is `@@done`. The port is the second serial port where there is one
+# (x86: ttyS1), else the console (arm64's virt machine has one UART).
+
+if [ "$(cat /sys/class/tty/ttyS1/type 2>/dev/null || echo 0)" != 0 ]; then
+  PORT=/dev/ttyS1
+else
+  PORT=/dev/console
+fi
+
+# emit KEY FILE: the file's bytes as record KEY.
+emit() {
+  {
+    echo "@@begin $1"
+    xxd -p "$2"
+    echo "@@end $1"
+  } >"$PORT"
+}
+
+# emit_text KEY TEXT: TEXT and a newline as record KEY.
+emit_text() {
+  printf '%s\n' "$2" >/tmp/.emit
+  emit "$1" /tmp/.emit
+}
+
+# run KEY SECONDS CMD...: runs CMD (killed after SECONDS), then sends KEY.rc (its exit
+# status; 137 when killed), KEY.out and KEY.err.
+run() {
+  key=$1 limit=$2
+  shift 2
+  timeout -s KILL "$limit" "$@" >"/tmp/$key.out" 2>"/tmp/$key.err"
+  rc=$?
+  emit_text "$key.rc" "$rc"
+  emit "$key.out" "/tmp/$key.out"
+  emit "$key.err" "/tmp/$key.err"
+  return $rc
+}
+
+# keep KEY FILE: FILE as record KEY if it exists, else KEY.missing.
+keep() {
+  if [ -f "$2" ]; then emit "$1" "$2"; else emit_text "$1.missing" "$2"; fi
+}
+
+# Where each thread of process PID runs: `TID CPU ALLOWED NAME` lines (stat field 39,
+# Cpus_allowed_list, comm).
+placement() {
+  for t in /proc/"$1"/task/*; do
+    echo "${t##*/} $(cut -d' ' -f39 "$t/stat" 2>/dev/null) $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status" 2>/dev/null) $(cat "$t/comm" 2>/dev/null)"
+  done
+}
+
+# measure KEY COMM SECONDS CMD...: runs CMD in the background, records where the threads of
+# the processes named COMM run one and two seconds in (`placement` lines), then its result as
+# `run` does.
+measure() {
+  key=$1 comm=$2 limit=$3
+  shift 3
+  timeout -s KILL "$limit" "$@" >"/tmp/$key.out" 2>"/tmp/$key.err" &
+  pid=$!
+  : >"/tmp/$key.placement"
+  for second in 1 2; do
+    sleep 1
+    for p in $(pidof "$comm"); do placement "$p" >>"/tmp/$key.placement"; done
+  done
+  wait $pid
+  emit_text "$key.rc" "$?"
+  emit "$key.out" "/tmp/$key.out"
+  emit "$key.err" "/tmp/$key.err"
+  emit "$key.placement" "/tmp/$key.placement"
+}
+
+# finish: the last record, then power off (QEMU exits: -no-reboot).
+finish() {
+  echo "@@done" >"$PORT"
+  sync
+  poweroff -f
+}

@@ -1,0 +1,1 @@
+# The accelerator probe (machine.rs, `accel`): the guest reached /init; nothing else.

@@ -1,0 +1,101 @@
+# The PREEMPT_RT suite (tests/rt_guest/x86.rs reads what it sends): a guest booted with CPU 1
+# isolated (isolcpus=, nohz_full=, rcu_nocbs=, irqaffinity=0: the tuning protocol's line).
+#
+#  placement.*  every front measuring on the isolated CPU 1, which is outside the default
+#               affinity (init's mask is CPU 0): where its threads ran (issue 22, item 1)
+#  tracer.*     --explain reading the osnoise tracer's files (item 2)
+#  hog.*        --explain on CPU 1 with a SCHED_FIFO 95 hog there, and the tracefs settings
+#               before and after (item 3: the idle task is never a cause)
+#  brk.*        the same hog ending a run with -b: the trace kept beside the JSON
+#  audit.*      rtlat audit and its suggested line on this kernel
+#  side.*       cyclictest and rtlat's cyclictest, the same command line, one after the other
+#  rtla.*       rtla timerlat beside rtlat run on the isolated CPU
+
+ip link set lo up
+emit_text rt.isolated "$(cat /sys/devices/system/cpu/isolated)"
+emit_text rt.nohz_full "$(cat /sys/devices/system/cpu/nohz_full)"
+emit_text rt.init_affinity "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/1/status)"
+
+# 1. Every front on the isolated CPU, named by the user (and monitor's default: the isolated
+# CPUs); the real cyclictest for reference.
+measure placement.cyclictest cyclictest 60 cyclictest -t 1 -a 1 -p 80 -i 1000 -D 4 -q
+measure placement.run rtlat 60 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 4 -q --json /tmp/run.json
+keep placement.run.json /tmp/run.json
+measure placement.as_cyclictest cyclictest 60 /opt/rtlat/as/cyclictest -t 1 -a 1 -p 80 -i 1000 -D 4 -q
+measure placement.run_all rtlat 60 rtlat run -t -a all -p 80 -i 1000 -D 4 -q
+measure placement.latency latency 60 /opt/rtlat/as/latency -c 1 -T 4 -p 1000
+measure placement.servo rtlat 60 rtlat servo --cpu 1 --base 0 -D 4 -q
+measure placement.servo_default rtlat 60 rtlat servo --base 0 -D 4 -q
+measure placement.monitor rtlat-monitor 60 timeout -s INT 4 rtlat monitor --listen 127.0.0.1:0 --window 1s --textfile /tmp/monitor.prom
+keep placement.monitor.prom /tmp/monitor.prom
+
+# 2. The tracer's files, read by the kernel's rules: a read buffer not larger than the text
+# is refused (the cause of the defect), a page is not.
+run tracer.dd_small 10 dd if=/sys/kernel/tracing/osnoise/cpus bs=4 count=1
+run tracer.dd_page 10 dd if=/sys/kernel/tracing/osnoise/cpus bs=4096 count=1
+run tracer.explain 60 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 2 -q --explain
+
+# The tracefs settings --explain changes, one `file: value` line each.
+tracefs_settings() {
+  for f in current_tracer tracing_on trace_clock osnoise/cpus osnoise/options \
+    events/osnoise/irq_noise/enable events/osnoise/softirq_noise/enable \
+    events/osnoise/thread_noise/enable events/osnoise/nmi_noise/enable; do
+    [ -e "/sys/kernel/tracing/$f" ] && echo "$f: $(cat "/sys/kernel/tracing/$f")"
+  done
+}
+
+# A SCHED_FIFO 95 shell loop pinned to CPU 1 for about HOLD seconds, started DELAY seconds
+# from now in the background; its pid in /tmp/hog.pid.
+hog() {
+  (
+    sleep "$1"
+    chrt -f 95 taskset -c 1 sh -c 'while :; do :; done' &
+    echo $! >/tmp/hog.pid
+    sleep "$2"
+    kill -9 $!
+  ) &
+}
+
+# 3. --explain with the hog on the measured CPU.
+tracefs_settings >/tmp/hog.tracefs_before
+emit hog.tracefs_before /tmp/hog.tracefs_before
+hog 2 0.3
+run hog 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 5 -q --explain --explain-above 20000 --json /tmp/hog.json
+wait
+emit_text hog.pid "$(cat /tmp/hog.pid)"
+keep hog.json /tmp/hog.json
+tracefs_settings >/tmp/hog.tracefs_after
+emit hog.tracefs_after /tmp/hog.tracefs_after
+
+# The same hog ending the run with -b (50 ms): the trace is kept beside the JSON.
+mkdir -p /tmp/brk
+hog 2 0.3
+run brk 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 8 -q --explain -b 50000 --json /tmp/brk/brk.json
+wait
+emit_text brk.pid "$(cat /tmp/hog.pid)"
+emit_text brk.files "$(ls /tmp/brk)"
+keep brk.json /tmp/brk/brk.json
+for f in /tmp/brk/rtlat-break-*.trace; do keep brk.trace "$f"; done
+tracefs_settings >/tmp/brk.tracefs_after
+emit brk.tracefs_after /tmp/brk.tracefs_after
+
+# 4. The audit of this kernel, and the line it suggests.
+run audit 120 rtlat audit --json
+run audit.suggest 120 rtlat audit --suggest --isolate 1 --json
+
+# 5. cyclictest and rtlat's cyclictest side by side on the isolated CPU.
+run side.cyclictest 60 cyclictest -m -t 1 -a 1 -p 80 -i 1000 -l 2000 -q -h 100 --json=/tmp/side.cyclictest.json
+keep side.cyclictest.json /tmp/side.cyclictest.json
+run side.rtlat 60 /opt/rtlat/as/cyclictest -m -t 1 -a 1 -p 80 -i 1000 -l 2000 -q -h 100 --json=/tmp/side.rtlat.json
+keep side.rtlat.json /tmp/side.rtlat.json
+
+# 6. rtla timerlat beside rtlat run, both on CPU 1.
+timeout -s KILL 60 rtla timerlat top -c 1 -d 5s -q >/tmp/rtla.top.out 2>/tmp/rtla.top.err &
+rtla=$!
+run rtla.rtlat 60 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 4 -q --json /tmp/rtla.rtlat.json
+wait $rtla
+emit_text rtla.top.rc "$?"
+emit rtla.top.out /tmp/rtla.top.out
+emit rtla.top.err /tmp/rtla.top.err
+keep rtla.rtlat.json /tmp/rtla.rtlat.json
+run rtla.hist 60 rtla timerlat hist -c 1 -d 3s

@@ -1,0 +1,498 @@
+//! The x86_64 PREEMPT_RT suite (`guest/suites/rt.sh`) on Debian's 6.1 and 6.12 RT kernels,
+//! CPU 1 isolated. One boot per kernel, shared by the tests of this module.
+//!
+//! - 6.12 boots with the tuning protocol's line: `isolcpus=1 nohz_full=1 rcu_nocbs=1
+//!   irqaffinity=0`.
+//! - 6.1 boots with the line `rtlat audit --suggest --isolate 1` printed in the 6.12 guest
+//!   (`isolcpus=managed_irq,domain,1 … rcu_nocb_poll skew_tick=1`): the suggestion taken
+//!   round, on the other kernel.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use super::machine::{Accel, Arch, Boot, Guest, Results, accel, kernel, not_run, tell, tools};
+use crate::common::{Json, JsonExt, compare_lines};
+
+/// The protocol's command line.
+pub const ISOLATED: &str = "isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0";
+
+/// How long a suite may take before QEMU is killed (it takes about a minute under TCG on an
+/// idle 2-CPU machine).
+const SUITE_LIMIT: Duration = Duration::from_secs(900);
+
+/// The rt suite's results on `series`, booted once per test process; `None` (said plainly)
+/// where the guest cannot run.
+fn suite(series: &'static str, test: &str) -> Option<Arc<Results>> {
+    type Cache = Mutex<BTreeMap<&'static str, Option<Arc<Results>>>>;
+    static SUITES: OnceLock<Cache> = OnceLock::new();
+    // The 6.1 boot takes its line from the 6.12 guest's suggestion.
+    let cmdline = if series == "6.1" {
+        let newer = suite("6.12", test)?;
+        suggested_line(&newer)
+    } else {
+        ISOLATED.to_owned()
+    };
+    let mut suites = SUITES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some(done) = suites.get(series) {
+        if done.is_none() {
+            not_run(test, "its guest could not run (said above)");
+        }
+        return done.clone();
+    }
+    let booted = boot(series, &cmdline, test);
+    suites.insert(series, booted.clone());
+    booted
+}
+
+fn boot(series: &'static str, cmdline: &str, test: &str) -> Option<Arc<Results>> {
+    if let Err(why) = tools(Arch::X86_64) {
+        not_run(test, &why);
+        return None;
+    }
+    let kernel = match kernel(Arch::X86_64, series) {
+        Ok(k) => k,
+        Err(why) => {
+            not_run(test, &why);
+            return None;
+        }
+    };
+    let accel = accel(Arch::X86_64, &kernel);
+    let mut guest = Guest::start(&Boot {
+        kernel: &kernel,
+        accel: accel.clone(),
+        cmdline,
+        suite: "rt",
+        smp: 2,
+        paused: false,
+        keep_after_poweroff: false,
+    })
+    .unwrap_or_else(|e| panic!("{test}: {e}"));
+    let results = guest.wait(SUITE_LIMIT);
+    drop(guest);
+    tell(&format!(
+        "rt_guest: {} under {}: `{cmdline}`: suite done in {:.1} s (kernel up {} s at /init)",
+        kernel.package,
+        accel.describe(),
+        results.elapsed.as_secs_f64(),
+        results.text("guest.uptime_at_init").trim(),
+    ));
+    if matches!(accel, Accel::Kvm) {
+        tell("rt_guest: under KVM: the latencies are this machine's, still not a test's business");
+    }
+    Some(Arc::new(results))
+}
+
+/// The kernel command line the guest's `rtlat audit --suggest --isolate 1 --json` proposes,
+/// without the harness's own parameters (console, suite, quiet, …), which [`Guest::start`]
+/// adds again.
+fn suggested_line(results: &Results) -> String {
+    results.assert_rc("audit.suggest", 0);
+    let json = Json::parse(&results.out("audit.suggest"));
+    let line = json.at("cmdline").as_str().expect("cmdline").to_owned();
+    line.split_whitespace()
+        .filter(|p| !harness_parameter(p))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parameters [`Guest::start`] sets itself.
+fn harness_parameter(p: &str) -> bool {
+    ["console=", "panic=", "loglevel=", "rtlat.suite="]
+        .iter()
+        .any(|k| p.starts_with(k))
+        || p == "quiet"
+}
+
+/// Declares the test `$name` on each kernel: `$name::linux_6_1` and `$name::linux_6_12`.
+macro_rules! on_both_kernels {
+    ($name:ident) => {
+        mod $name {
+            #[test]
+            fn linux_6_12() {
+                if let Some(r) = super::suite("6.12", concat!(stringify!($name), "::linux_6_12")) {
+                    super::$name(&r, "6.12");
+                }
+            }
+
+            #[test]
+            fn linux_6_1() {
+                if let Some(r) = super::suite("6.1", concat!(stringify!($name), "::linux_6_1")) {
+                    super::$name(&r, "6.1");
+                }
+            }
+        }
+    };
+}
+
+/// One `placement` line: a thread of a measuring process and where it ran.
+#[derive(Debug)]
+struct Placed {
+    cpu: String,
+    allowed: String,
+    name: String,
+}
+
+fn placed(results: &Results, key: &str) -> Vec<Placed> {
+    results
+        .text(&format!("{key}.placement"))
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let _tid = words.next()?;
+            Some(Placed {
+                cpu: words.next()?.to_owned(),
+                allowed: words.next()?.to_owned(),
+                name: words.collect::<Vec<_>>().join(" "),
+            })
+        })
+        .collect()
+}
+
+/// Asserts that front `key` ran and that a thread of its process (named `thread`, a prefix)
+/// was pinned to the isolated CPU 1 and ran there.
+fn assert_on_cpu_1(results: &Results, key: &str, thread: &str) {
+    results.assert_rc(key, 0);
+    let threads = placed(results, key);
+    assert!(
+        threads
+            .iter()
+            .any(|t| t.name.starts_with(thread) && t.allowed == "1" && t.cpu == "1"),
+        "{key}: no thread {thread}… pinned to CPU 1 and running there: {threads:?}\n{}",
+        results.show(key)
+    );
+}
+
+on_both_kernels!(the_guest_isolates_cpu_1_from_the_default_affinity);
+fn the_guest_isolates_cpu_1_from_the_default_affinity(r: &Results, _series: &str) {
+    r.assert_done();
+    // What makes the fronts' old check refuse CPU 1: it is isolated, and outside the mask
+    // every process inherits from init.
+    assert_eq!(r.text("rt.isolated").trim(), "1");
+    assert_eq!(r.text("rt.nohz_full").trim(), "1");
+    assert_eq!(r.text("rt.init_affinity").trim(), "0");
+}
+
+on_both_kernels!(every_front_measures_on_the_isolated_cpu_it_is_given);
+fn every_front_measures_on_the_isolated_cpu_it_is_given(r: &Results, _series: &str) {
+    // The reference: the real cyclictest does.
+    assert_on_cpu_1(r, "placement.cyclictest", "cyclictest");
+    assert_on_cpu_1(r, "placement.run", "rtlat-t0");
+    assert_on_cpu_1(r, "placement.as_cyclictest", "rtlat-t0");
+    assert_on_cpu_1(r, "placement.latency", "");
+    assert_on_cpu_1(r, "placement.servo", "rtlat-servo");
+    // The JSON says where the thread ran.
+    let run = Json::parse(&r.text("placement.run.json"));
+    assert_eq!(run.at("thread").at("0").at("cpu"), 1, "{run}");
+}
+
+on_both_kernels!(all_names_every_online_cpu_as_cyclictest_does);
+fn all_names_every_online_cpu_as_cyclictest_does(r: &Results, _series: &str) {
+    r.assert_rc("placement.run_all", 0);
+    let threads = placed(r, "placement.run_all");
+    for cpu in ["0", "1"] {
+        assert!(
+            threads
+                .iter()
+                .any(|t| t.name.starts_with("rtlat-t") && t.allowed == cpu && t.cpu == cpu),
+            "-t -a all: no measuring thread on CPU {cpu}: {threads:?}"
+        );
+    }
+    let lines = r.out("placement.run_all");
+    assert_eq!(lines.matches("T: ").count(), 2, "{lines}");
+}
+
+on_both_kernels!(servo_and_monitor_default_to_the_isolated_cpu);
+fn servo_and_monitor_default_to_the_isolated_cpu(r: &Results, _series: &str) {
+    // LinuxCNC's realtime runs its threads on the last isolated CPU.
+    assert_on_cpu_1(r, "placement.servo_default", "rtlat-servo");
+    // rtlat monitor measures every isolated CPU by default.
+    assert_on_cpu_1(r, "placement.monitor", "rtlat-t0");
+    let prom = r.text("placement.monitor.prom");
+    assert!(prom.contains("cpu=\"1\""), "{prom}");
+    assert!(!prom.contains("cpu=\"0\""), "{prom}");
+}
+
+on_both_kernels!(the_tracer_files_are_read_as_the_kernel_wants);
+fn the_tracer_files_are_read_as_the_kernel_wants(r: &Results, _series: &str) {
+    // The kernel's rule, seen with dd: a read buffer not larger than the text is refused.
+    assert_ne!(r.rc("tracer.dd_small"), 0, "{}", r.show("tracer.dd_small"));
+    assert!(r.err("tracer.dd_small").contains("Invalid argument"));
+    r.assert_rc("tracer.dd_page", 0);
+    assert_eq!(r.out("tracer.dd_page"), "0-1\n");
+    // rtlat reads it, and says "run as root" to nobody here (the guest runs as root).
+    r.assert_rc("tracer.explain", 0);
+    let err = r.err("tracer.explain");
+    assert!(!err.contains("cannot read"), "{err}");
+    assert!(!err.contains("run as root"), "{err}");
+    let started = err
+        .lines()
+        .find(|l| l.starts_with("# --explain: sampling"))
+        .unwrap_or_else(|| panic!("no --explain line: {err}"));
+    // Both kernels offer `NO_OSNOISE_WORKLOAD` (Linux 6.3's option, in Debian's 6.1 too):
+    // the tracer is used, and every change it makes is printed.
+    assert!(
+        started.ends_with("tracer used (osnoise tracer)"),
+        "{started}"
+    );
+    assert!(
+        err.contains(
+            "osnoise/options: OSNOISE_WORKLOAD → NO_OSNOISE_WORKLOAD (restored at the end)"
+        ),
+        "{err}"
+    );
+}
+
+/// Thread 0's explained spikes in a run's JSON: (latency ns, max, cause texts).
+fn spikes(json: &Json) -> Vec<(i64, bool, Vec<String>)> {
+    json.at("thread")
+        .at("0")
+        .at("rtlat")
+        .at("spikes")
+        .as_array()
+        .expect("spikes")
+        .iter()
+        .map(|s| {
+            (
+                s.at("latency").as_i64().unwrap(),
+                s.get("max").and_then(Json::as_bool).unwrap_or(false),
+                s.at("causes")
+                    .as_array()
+                    .map(|c| {
+                        c.iter()
+                            .map(|c| c.at("text").as_str().unwrap().to_owned())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+on_both_kernels!(a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never);
+fn a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never(
+    r: &Results,
+    series: &str,
+) {
+    r.assert_rc("hog", 0);
+    let hog: u32 = r.text("hog.pid").trim().parse().expect("the hog's pid");
+    let json = Json::parse(&r.text("hog.json"));
+    let spikes = spikes(&json);
+    // The hog held CPU 1 for about 300 ms: the run's maximum.
+    let (latency, _, causes) = spikes
+        .iter()
+        .find(|s| s.1)
+        .unwrap_or_else(|| panic!("no spike marked max: {spikes:?}"));
+    assert!(
+        *latency > 100_000_000,
+        "max {latency} ns: the hog did not delay the thread? {spikes:?}"
+    );
+    let first = causes.first().map(String::as_str).unwrap_or("");
+    // The sampler's line: the hog's name after its exec (chrt, taskset, then sh), its pid
+    // (its one thread's id too), its policy and priority.
+    let named = format!("SCHED_FIFO 95 task sh (pid {hog}) ran on CPU 1 for ");
+    assert!(
+        first.starts_with(&named),
+        "first cause {first:?}, not the hog {named:?}: {causes:#?}"
+    );
+    if series == "6.12" {
+        // The tracer's events of the hog are in the verdict too.
+        let traced = format!("thread_noise sh:{hog} ran");
+        assert!(
+            causes.iter().any(|c| c.starts_with(&traced)),
+            "no {traced:?}: {causes:#?}"
+        );
+        let explain = json.at("thread").at("0").at("rtlat").at("explain");
+        assert_eq!(explain.at("tracer"), "used (osnoise tracer)", "{explain}");
+    }
+    // The idle task is never a cause (it ran whenever CPU 1 waited for the next deadline).
+    for (latency, _, causes) in &spikes {
+        for cause in causes {
+            assert!(
+                !cause.contains("swapper") && !cause.contains(":0 ran"),
+                "the idle task named for the {latency} ns spike: {cause}"
+            );
+        }
+    }
+    // Every tracefs setting is as it was.
+    assert_eq!(r.text("hog.tracefs_after"), r.text("hog.tracefs_before"));
+}
+
+on_both_kernels!(a_break_keeps_the_trace_beside_the_json);
+fn a_break_keeps_the_trace_beside_the_json(r: &Results, _series: &str) {
+    let hog: u32 = r.text("brk.pid").trim().parse().expect("the hog's pid");
+    // As cyclictest's -b: the run ends at the first latency above 50 ms, its "# Break"
+    // lines printed, status 0.
+    r.assert_rc("brk", 0);
+    let out = r.out("brk");
+    assert!(out.contains("# Break value: "), "{out}");
+    let json = Json::parse(&r.text("brk.json"));
+    let spikes = spikes(&json);
+    assert!(
+        spikes.iter().any(|s| s
+            .2
+            .first()
+            .is_some_and(|c| c.starts_with(&format!("SCHED_FIFO 95 task sh (pid {hog})")))),
+        "{spikes:#?}"
+    );
+    // The trace beside the JSON, named by the run's pid, holds the hog's own event.
+    let files = r.text("brk.files");
+    assert!(
+        files
+            .lines()
+            .any(|f| f.starts_with("rtlat-break-") && f.ends_with(".trace")),
+        "{files}"
+    );
+    let trace = r.text("brk.trace");
+    assert!(
+        trace.starts_with("# tracer: osnoise\n"),
+        "{}",
+        &trace[..trace.len().min(200)]
+    );
+    let hog_run = format!(" sh:{hog} start ");
+    assert!(
+        trace
+            .lines()
+            .any(|l| l.contains("thread_noise:") && l.contains(&hog_run)),
+        "no thread_noise of the hog ({hog}) in the trace"
+    );
+    // Stopped by the break, the tracer's settings are still put back.
+    assert_eq!(r.text("brk.tracefs_after"), r.text("hog.tracefs_before"));
+}
+
+/// The audit finding `id`'s severity.
+fn severity<'a>(audit: &'a Json, id: &str) -> &'a str {
+    audit
+        .at("findings")
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f.at("id") == id)
+        .unwrap_or_else(|| panic!("no finding {id}"))
+        .at("severity")
+        .as_str()
+        .unwrap()
+}
+
+on_both_kernels!(the_audit_sees_the_rt_kernel_and_the_isolation_in_effect);
+fn the_audit_sees_the_rt_kernel_and_the_isolation_in_effect(r: &Results, _series: &str) {
+    // Warnings remain (a VM, RT throttling): exit 1, not 3.
+    let audit = Json::parse(&r.out("audit"));
+    assert_eq!(r.rc("audit"), 1, "{audit:#}");
+    for id in [
+        "kernel.preempt_rt",
+        "cmdline.nohz_full",
+        "cmdline.rcu_nocbs",
+        "cmdline.irqaffinity",
+        "cpus.housekeeping",
+        "cpus.isolation_sets",
+        "cpus.isolated_mismatch",
+        "cpus.nohz_full_mismatch",
+        "irq.on_isolated",
+        "threads.on_isolated",
+    ] {
+        assert_eq!(severity(&audit, id), "ok", "{id}: {audit:#}");
+    }
+}
+
+#[test]
+fn the_suggested_line_round_trips_on_the_other_kernel() {
+    let test = "rt_guest::x86::the_suggested_line_round_trips_on_the_other_kernel";
+    let (Some(newer), Some(older)) = (suite("6.12", test), suite("6.1", test)) else {
+        return;
+    };
+    // The 6.1 guest booted with what the 6.12 guest suggested...
+    let suggested = suggested_line(&newer);
+    let booted = older.text("guest.cmdline");
+    for parameter in suggested.split_whitespace() {
+        assert!(
+            booted.split_whitespace().any(|p| p == parameter),
+            "{parameter} not in {booted}"
+        );
+    }
+    // ... and its own audit finds the isolation complete and suggests the same line.
+    let audit = Json::parse(&older.out("audit"));
+    assert_eq!(severity(&audit, "cmdline.isolcpus"), "ok", "{audit:#}");
+    assert_eq!(suggested_line(&older), suggested);
+}
+
+on_both_kernels!(cyclictest_and_rtlat_print_the_same_lines_on_the_isolated_cpu);
+fn cyclictest_and_rtlat_print_the_same_lines_on_the_isolated_cpu(r: &Results, _series: &str) {
+    r.assert_rc("side.cyclictest", 0);
+    r.assert_rc("side.rtlat", 0);
+    let (real, ours) = (r.out("side.cyclictest"), r.out("side.rtlat"));
+    if let Err(problems) =
+        compare_lines("-m -t 1 -a 1 -p 80 -i 1000 -l 2000 -q -h 100", &real, &ours)
+    {
+        panic!("{problems}");
+    }
+    // With -h and -q no `T:` line is printed: the histogram's total and its overflows
+    // count the cycles.
+    for (name, out) in [("cyclictest", &real), ("rtlat", &ours)] {
+        let trailer = |label: &str| -> u64 {
+            out.lines()
+                .find_map(|l| l.strip_prefix(label))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{name}: no {label:?} line: {out}"))
+        };
+        assert_eq!(
+            trailer("# Total: ") + trailer("# Histogram Overflows: "),
+            2000,
+            "{name}"
+        );
+    }
+    for key in ["side.cyclictest.json", "side.rtlat.json"] {
+        let json = Json::parse(&r.text(key));
+        let thread = json.at("thread").at("0");
+        assert_eq!(thread.at("cycles"), 2000, "{key}");
+        assert_eq!(thread.at("cpu"), 1, "{key}");
+        let counted: u64 = thread
+            .at("histogram")
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert!(counted <= 2000, "{key}: {counted} in the histogram");
+    }
+}
+
+on_both_kernels!(rtla_timerlat_runs_beside_rtlat);
+fn rtla_timerlat_runs_beside_rtlat(r: &Results, _series: &str) {
+    r.assert_rc("rtla.rtlat", 0);
+    let rtlat = Json::parse(&r.text("rtla.rtlat.json"));
+    assert_eq!(rtlat.at("thread").at("0").at("cpu"), 1);
+    assert_eq!(
+        r.text("rtla.top.rc").trim(),
+        "0",
+        "{}",
+        r.text("rtla.top.err")
+    );
+    // rtla's line for CPU 1: `  1 #COUNT | IRQ cur min avg max | Thread cur min avg max`.
+    let top = r.text("rtla.top.out");
+    let line = top
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 #"))
+        .unwrap_or_else(|| panic!("no CPU 1 line from rtla timerlat top: {top}"));
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    // CPU, count, then IRQ and thread cur/min/avg/max.
+    assert_eq!(numbers.len(), 10, "{line}");
+    assert!(numbers[1] > 0, "{line}");
+    assert!(
+        numbers[3] <= numbers[5] && numbers[7] <= numbers[9],
+        "min > max: {line}"
+    );
+    r.assert_rc("rtla.hist", 0);
+    assert!(
+        r.out("rtla.hist").contains("IRQ-001"),
+        "{}",
+        r.out("rtla.hist")
+    );
+}
