@@ -428,7 +428,9 @@ impl Tree {
     }
 
     fn write(&self, file: &str, text: &str) {
-        std::fs::write(self.tracefs.join(file), text).unwrap();
+        let path = self.tracefs.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
 
     fn unchanged(&self) {
@@ -569,6 +571,19 @@ fn start_refuses_without_the_workload_option_or_with_another_tracer_and_changes_
     let error = NoiseTrace::start(&tree.tracefs, &cpus).unwrap_err();
     assert!(matches!(error, TracerError::Busy { ref current, .. } if current == "function"));
     tree.write("current_tracer", "nop\n");
+
+    // rtla's timerlat in an instance of its own: the shared osnoise settings stay its own.
+    // A function tracer in another instance shares nothing with it and does not refuse.
+    tree.write("instances/other/current_tracer", "function\n");
+    tree.write("instances/timerlat_top/current_tracer", "timerlat\n");
+    let error = NoiseTrace::start(&tree.tracefs, &cpus).unwrap_err();
+    assert!(
+        matches!(error, TracerError::InstanceBusy { ref current, ref path }
+            if current == "timerlat" && path.ends_with("instances/timerlat_top/current_tracer")),
+        "{error}"
+    );
+    assert!(error.to_string().contains("rtla"), "{error}");
+    tree.write("instances/timerlat_top/current_tracer", "nop\n");
 
     tree.write("available_tracers", "blk function nop\n");
     let error = NoiseTrace::start(&tree.tracefs, &cpus).unwrap_err();

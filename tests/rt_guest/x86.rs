@@ -496,3 +496,36 @@ fn rtla_timerlat_runs_beside_rtlat(r: &Results, _series: &str) {
         r.out("rtla.hist")
     );
 }
+
+on_both_kernels!(explain_leaves_the_tracer_to_rtla_when_rtla_runs);
+fn explain_leaves_the_tracer_to_rtla_when_rtla_runs(r: &Results, _series: &str) {
+    // rtla runs timerlat in an instance of its own ...
+    let instances = r.text("beside.instances");
+    assert!(instances.contains(": timerlat"), "{instances}");
+    // ... so --explain measures with its sampler alone, and says why.
+    r.assert_rc("beside.explain", 0);
+    let err = r.err("beside.explain");
+    let started = err
+        .lines()
+        .find(|l| l.starts_with("# --explain: sampling"))
+        .unwrap_or_else(|| panic!("no --explain line: {err}"));
+    assert!(
+        started.contains("/instances/") && started.contains("is `timerlat`: another tool"),
+        "{started}"
+    );
+    assert!(
+        !err.contains("(restored at the end)"),
+        "a tracefs setting was changed: {err}"
+    );
+    // The settings every instance shares stayed rtla's, and rtla ended well.
+    assert_eq!(
+        r.text("beside.settings_after"),
+        r.text("beside.settings_before")
+    );
+    assert_eq!(r.text("beside.rtla.rc").trim(), "0");
+    let top = r.text("beside.rtla.out");
+    assert!(
+        top.lines().any(|l| l.trim_start().starts_with("1 #")),
+        "{top}"
+    );
+}

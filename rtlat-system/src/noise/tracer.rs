@@ -35,7 +35,10 @@
 //! Every setting changed is recorded as a [`Change`] (for the CLI to print) and put back, in
 //! reverse order, by [`NoiseTrace::stop`] or when the [`NoiseTrace`] is dropped. Switching
 //! `current_tracer` clears the top-level trace buffer (the kernel does so on any tracer
-//! change); a trace already running (`current_tracer` other than `nop`) is never taken over.
+//! change); a trace already running (`current_tracer` other than `nop`) is never taken over,
+//! nor is the osnoise family running in a tracefs instance (`rtla timerlat` or `rtla osnoise`
+//! in an instance of their own): `osnoise/cpus` and `osnoise/options` are shared by every
+//! instance.
 //!
 //! # Times
 //!
@@ -166,6 +169,19 @@ pub enum TracerError {
         /// The tracer running.
         current: String,
     },
+    /// Another tool runs a tracer of the osnoise family in a tracefs instance: the osnoise
+    /// settings (`osnoise/cpus`, `osnoise/options`) are shared by every instance, so they are
+    /// not changed under it.
+    #[error(
+        "{} is `{current}`: another tool (rtla runs its tracers in instances like this) traces with the osnoise family, whose settings every instance shares; not taken over: run --explain once it is done, or without the tracer",
+        path.display()
+    )]
+    InstanceBusy {
+        /// The instance's `current_tracer`.
+        path: PathBuf,
+        /// The tracer running there.
+        current: String,
+    },
     /// The trace clock `mono` is not offered.
     #[error("{} offers no `mono` clock: event times could not be matched to CLOCK_MONOTONIC", path.display())]
     NoMonoClock {
@@ -245,6 +261,9 @@ impl NoiseTrace {
                 path: current_path,
                 current,
             });
+        }
+        if let Some((path, current)) = osnoise_in_an_instance(tracefs) {
+            return Err(TracerError::InstanceBusy { path, current });
         }
         let clock_path = tracefs.join("trace_clock");
         let clocks = read_setting(&clock_path)?;
@@ -364,6 +383,22 @@ impl Drop for NoiseTrace {
         // Nobody is left to tell: a failure was already reported by `stop` if it was called.
         let _ = self.restore();
     }
+}
+
+/// The first tracefs instance (`instances/NAME/`) whose current tracer is of the osnoise
+/// family (`osnoise`, `timerlat`: `rtla` runs them in instances of its own), with that
+/// tracer; instances that cannot be read are passed over.
+fn osnoise_in_an_instance(tracefs: &Path) -> Option<(PathBuf, String)> {
+    let mut instances: Vec<PathBuf> = std::fs::read_dir(tracefs.join("instances"))
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path().join("current_tracer"))
+        .collect();
+    instances.sort();
+    instances.into_iter().find_map(|path| {
+        let current = read_setting(&path).ok()?;
+        matches!(current.as_str(), "osnoise" | "timerlat").then_some((path, current))
+    })
 }
 
 /// A tracefs file's text, trimmed.

@@ -141,6 +141,8 @@ Where this cyclictest differs from cyclictest 2.40, on purpose:
   set /dev/cpu_dma_latency and says so on stdout); --mainaffinity doing so is refused
   (cyclictest warns and runs). --priospread below priority 1 is refused (cyclictest runs
   that thread SCHED_OTHER).
+- With -a, the main thread stays on the affinity mask's CPUs (cyclictest moves it onto the -a
+  CPUs, where it shares the isolated CPU with the thread it measures); --mainaffinity moves it.
 - --policy batch or idle without -p applies that policy (cyclictest runs SCHED_OTHER);
   --policy other|batch|idle before -p, and -t N before -S, warn as the other order does
   (cyclictest is silent in this order).

@@ -99,3 +99,18 @@ emit rtla.top.out /tmp/rtla.top.out
 emit rtla.top.err /tmp/rtla.top.err
 keep rtla.rtlat.json /tmp/rtla.rtlat.json
 run rtla.hist 60 rtla timerlat hist -c 1 -d 3s
+
+# 7. rtlat --explain while rtla timerlat runs (in a tracefs instance of its own): the osnoise
+# settings every instance shares stay rtla's, and both runs end well.
+timeout -s KILL 60 rtla timerlat top -c 1 -d 6s -q >/tmp/beside.rtla.out 2>/tmp/beside.rtla.err &
+rtla=$!
+sleep 2
+emit_text beside.instances "$(for f in /sys/kernel/tracing/instances/*/current_tracer; do echo "$f: $(cat "$f")"; done)"
+tracefs_settings >/tmp/beside.settings_before
+run beside.explain 60 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 2 -q --explain
+tracefs_settings >/tmp/beside.settings_after
+wait $rtla
+emit_text beside.rtla.rc "$?"
+emit beside.rtla.out /tmp/beside.rtla.out
+emit beside.settings_before /tmp/beside.settings_before
+emit beside.settings_after /tmp/beside.settings_after
