@@ -102,9 +102,13 @@ run rtla.hist 60 rtla timerlat hist -c 1 -d 3s
 
 # 7. rtlat --explain while rtla timerlat runs (in a tracefs instance of its own): the osnoise
 # settings every instance shares stay rtla's, and both runs end well.
-timeout -s KILL 60 rtla timerlat top -c 1 -d 6s -q >/tmp/beside.rtla.out 2>/tmp/beside.rtla.err &
+timeout -s KILL 90 rtla timerlat top -c 1 -d 12s -q >/tmp/beside.rtla.out 2>/tmp/beside.rtla.err &
 rtla=$!
-sleep 2
+# rtla sets its instance's tracer once it has read the events' formats (seconds under TCG).
+for i in $(seq 150); do
+  grep -qs timerlat /sys/kernel/tracing/instances/*/current_tracer && break
+  sleep 0.2
+done
 emit_text beside.instances "$(for f in /sys/kernel/tracing/instances/*/current_tracer; do echo "$f: $(cat "$f")"; done)"
 tracefs_settings >/tmp/beside.settings_before
 run beside.explain 60 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 2 -q --explain
