@@ -108,7 +108,8 @@ pub struct Explain {
     /// The CPUs the sampler ran on (`[]`: any, no CPU was free of measuring threads).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub sampler_cpus: Field<Vec<u64>>,
-    /// The osnoise/timerlat tracer path: `"used"`, or `"absent: <why>"`.
+    /// The osnoise/timerlat tracer path: `"used (osnoise tracer)"`, `"absent: <why>"` (the
+    /// kernel has none), or `"not used: <why>"` (it has one but could not take it).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub tracer: Field<String>,
 }
