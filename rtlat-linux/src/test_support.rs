@@ -111,6 +111,10 @@ pub(crate) fn try_run_child(name: &str, child: Child) -> std::io::Result<()> {
             std::process::id(),
             name.replace("::", "-")
         ));
+        // Written while no other test forks: a child forked meanwhile would hold the copy's
+        // write descriptor until its own exec, and executing the copy would then fail with
+        // ETXTBSY ("Text file busy"; seen under qemu-aarch64 on a loaded machine).
+        let _no_fork = FORK_LOCK.write().unwrap_or_else(|e| e.into_inner());
         std::fs::copy(&exe, &copy).unwrap();
         std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
@@ -160,7 +164,18 @@ pub(crate) fn try_run_child(name: &str, child: Child) -> std::io::Result<()> {
     }
     let output = {
         let _no_exclusive_test = FORK_LOCK.read().unwrap_or_else(|e| e.into_inner());
-        command.output()
+        // A fork outside FORK_LOCK (a std::process::Command of another test) can still hold
+        // the copy open for the moment between its fork and its exec: try again then.
+        let mut tries = 0;
+        loop {
+            match command.output() {
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                output => break output,
+            }
+        }
     };
     if let Some(copy) = &copy {
         let _ = std::fs::remove_file(copy);
