@@ -40,17 +40,19 @@ fn suite(test: &str) -> Option<&'static Results> {
             return None;
         }
         let accel = Accel::Tcg("an arm64 guest on an x86_64 host".into());
-        let mut guest = Guest::start(&Boot {
-            kernel: &kernel,
-            accel: accel.clone(),
-            cmdline: super::x86::ISOLATED,
-            suite: "arm64",
-            smp: 4,
-            paused: false,
-            keep_after_poweroff: false,
-        })
+        let results = Guest::run_suite(
+            &Boot {
+                kernel: &kernel,
+                accel: accel.clone(),
+                cmdline: super::x86::ISOLATED,
+                suite: "arm64",
+                smp: 4,
+                paused: false,
+                keep_after_poweroff: false,
+            },
+            LIMIT,
+        )
         .unwrap_or_else(|e| panic!("{test}: {e}"));
-        let results = guest.wait(LIMIT);
         tell(&format!(
             "rt_guest: {} under {}: suite done in {:.1} s (kernel up {} s at /init)",
             kernel.package,

@@ -61,18 +61,19 @@ fn boot(series: &'static str, cmdline: &str, test: &str) -> Option<Arc<Results>>
         }
     };
     let accel = accel(Arch::X86_64, &kernel);
-    let mut guest = Guest::start(&Boot {
-        kernel: &kernel,
-        accel: accel.clone(),
-        cmdline,
-        suite: "rt",
-        smp: 2,
-        paused: false,
-        keep_after_poweroff: false,
-    })
+    let results = Guest::run_suite(
+        &Boot {
+            kernel: &kernel,
+            accel: accel.clone(),
+            cmdline,
+            suite: "rt",
+            smp: 2,
+            paused: false,
+            keep_after_poweroff: false,
+        },
+        SUITE_LIMIT,
+    )
     .unwrap_or_else(|e| panic!("{test}: {e}"));
-    let results = guest.wait(SUITE_LIMIT);
-    drop(guest);
     tell(&format!(
         "rt_guest: {} under {}: `{cmdline}`: suite done in {:.1} s (kernel up {} s at /init)",
         kernel.package,
