@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod backend;
 pub mod latency;
 pub mod measure;
 pub mod rings;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rtlat_core::Timer;
 use rtlat_xenomai_ffi::{AlchemyClock, Error, PeriodicTimer, Task};
 
-use crate::timers::{TimerFigures, WakeError};
+use crate::backend::{TimerFigures, WakeError};
 
 /// Makes the main-thread part: Xenomai's initialisation, once, before any measuring thread
 /// starts (Xenomai requires the main thread). A one-line reason when Xenomai cannot run here

@@ -1,7 +1,6 @@
 //! cyclictest's per-thread status line.
 
 use super::template;
-use crate::div64::div_i64;
 use core::fmt;
 
 /// cyclictest's per-thread line, `T: 0 ( 1234) P:99 I:1000 C: 125668 Min:      0 Act:   19
@@ -63,11 +62,6 @@ impl fmt::Display for CyclictestLine {
         ];
         template::write(f, LINE, &figures, self.nanoseconds)
     }
-}
-
-/// A latency in the line's unit: ns, or µs truncated toward zero.
-pub(super) fn in_unit(ns: i64, nanoseconds: bool) -> i64 {
-    if nanoseconds { ns } else { div_i64(ns, 1000) }
 }
 
 #[cfg(test)]

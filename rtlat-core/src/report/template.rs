@@ -23,7 +23,7 @@
 //! ```
 
 use super::Decimal;
-use super::cyclictest::in_unit;
+use crate::div64::div_i64;
 use core::fmt::{self, Write};
 
 /// A control byte: a figure goes here (its width in the low four bits, 0 for none, and the
@@ -72,4 +72,9 @@ pub fn write(
         value.write_right(f, usize::from(width))?;
     }
     Ok(())
+}
+
+/// A latency in the line's unit: ns, or µs truncated toward zero.
+fn in_unit(ns: i64, nanoseconds: bool) -> i64 {
+    if nanoseconds { ns } else { div_i64(ns, 1000) }
 }

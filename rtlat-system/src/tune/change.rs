@@ -10,8 +10,8 @@ use core::fmt;
 use std::path::{Path, PathBuf};
 
 use super::error::TuneError;
+use super::same_thread::check_same_thread;
 pub use super::target::{CpufreqSetting, Target, ThreadSetting};
-use super::thread::check_same_thread;
 use super::{file, thread_setting};
 
 /// One setting changed from `old` to `new` (both as text: a file's content, `fifo:98`, `-5`,

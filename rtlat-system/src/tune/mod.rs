@@ -12,6 +12,7 @@
 //! | one setting, before and after | [`change`] |
 //! | writing a kernel file, naming the privilege it needs | [`file`](mod@file) |
 //! | another thread's scheduling, nice value, affinity, read and written | [`thread_setting`] |
+//! | a thread id still naming the same thread | [`same_thread`] |
 //! | changes planned for a thread | [`thread`] |
 //! | whether this user may change a thread, and change it back | [`permission`] |
 //! | IRQs away from CPUs | [`irq`] |
@@ -36,6 +37,7 @@ pub mod hold;
 pub mod irq;
 pub mod permission;
 pub mod restore;
+pub mod same_thread;
 pub mod target;
 pub mod thread;
 pub mod thread_setting;

@@ -6,8 +6,10 @@
 //! change: its own (within its `ulimit -r` and `ulimit -e` limits) or, with `CAP_SYS_NICE`,
 //! any ([`super::permission`] tells which up front).
 
-use super::change::{Change, Target, ThreadSetting};
+use super::change::Change;
 use super::error::TuneError;
+pub use super::same_thread::check_same_thread;
+use super::target::{Target, ThreadSetting};
 use super::thread_setting::current;
 pub use super::thread_setting::{
     RESET_ON_FORK, SCHED_REQUEST_SYNTAX, SchedRequest, SchedValue, scheduling_text,
@@ -51,28 +53,6 @@ pub fn find_thread(facts: &Facts, tid: u32) -> Result<ThreadRef, TuneError> {
         name: stat.comm,
         start_time: stat.start_time,
     })
-}
-
-/// Checks that thread `tid` of process `pid` is still the thread that started at
-/// `start_time`: [`TuneError::NoSuchThread`] if process `pid` has no thread `tid` any more,
-/// [`TuneError::ThreadReplaced`] if it has one that started at another time (the thread
-/// ended and both ids were handed out again). The kernel's calls take a bare thread id;
-/// this is checked before each one (and after a thread's settings are read), so that a
-/// change planned for one thread is never made to another that was given its id.
-pub fn check_same_thread(pid: u32, tid: u32, name: &str, start_time: u64) -> Result<(), TuneError> {
-    // `/proc/PID/task/TID` exists only for a thread TID of process PID.
-    let stat = Facts::live()
-        .task_stat(pid, tid)
-        .optional()?
-        .ok_or(TuneError::NoSuchThread { tid })?;
-    if stat.start_time != start_time {
-        return Err(TuneError::ThreadReplaced {
-            pid,
-            tid,
-            name: name.to_owned(),
-        });
-    }
-    Ok(())
 }
 
 /// The changes that give `thread` the scheduling `sched` and the CPUs `pin` (each `None`
