@@ -15,6 +15,8 @@ pub mod live;
 pub mod report;
 pub mod ring;
 mod seqlock;
+#[cfg(any(test, feature = "sim"))]
+pub mod sim;
 pub mod stats;
 pub mod windows;
 mod word;

@@ -5,7 +5,7 @@
 use rtlat_core::{CycleConfig, CycleEngine, Error, Outcome, Record, Stats};
 use std::cell::Cell;
 
-use crate::sim;
+use rtlat_core::sim;
 use sim::{SimClock, SimTimer};
 
 /// Records every latency in order.

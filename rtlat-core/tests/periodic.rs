@@ -6,7 +6,7 @@
 use rtlat_core::{CycleConfig, Error, Periodic, Run};
 use std::cell::Cell;
 
-use crate::sim;
+use rtlat_core::sim;
 use sim::{SimClock, SimTimer};
 
 fn schedule<'a>(

@@ -1,7 +1,5 @@
 //! rtlat-core's integration tests: one test binary (DESIGN.md, "Conventions"), one module per
-//! area; `sim` is the simulated clock and timer the engine tests share.
-
-mod sim;
+//! area; the engine tests share `rtlat_core::sim`'s simulated clock and timer.
 
 mod counter_extender;
 mod cycle_engine;

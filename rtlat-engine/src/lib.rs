@@ -16,10 +16,5 @@ pub mod timers;
 #[cfg(feature = "xenomai")]
 pub mod xenomai;
 
-/// rtlat-core's simulated clock and timer, shared with its schedule tests.
-#[cfg(test)]
-#[path = "../../rtlat-core/tests/sim/mod.rs"]
-mod sim;
-
 pub use rtlat_core::live::{LiveFigures, LiveStatus};
 pub use rtlat_core::windows::{SECOND_NS, Window};

@@ -127,11 +127,11 @@ fn step_failed<E: Display>(e: E) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! The loop on rtlat-core's simulated clock and timer (its test `sim`): no OS timer, no
+    //! The loop on rtlat-core's simulated clock and timer (`rtlat_core::sim`): no OS timer, no
     //! sleeping, exactly what a new backend (Xenomai, a board's counter) plugs in as.
 
     use super::*;
-    use crate::sim;
+    use rtlat_core::sim;
     use rtlat_core::{BackToBack, CycleConfig, Periodic, Summary};
     use sim::{SimClock, SimTimer};
     use std::cell::Cell;
