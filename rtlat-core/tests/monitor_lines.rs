@@ -16,8 +16,7 @@ fn t_and_j_lines_of_a_window_into_a_stack_buffer() {
         m.tick_at(deadline + late, deadline);
     }
     let r = m.report_and_reset();
-    let mut bytes = [0u8; 200];
-    let mut line = LineBuffer::new(&mut bytes);
+    let mut line = LineBuffer::<200>::new();
     writeln!(line, "{}", CyclictestLine::from_jitter(0, &r)).unwrap();
     write!(line, "{}", JitterLine::from_report(0, &r)).unwrap();
     assert_eq!(
@@ -35,8 +34,7 @@ fn t_and_j_lines_of_a_window_into_a_stack_buffer() {
 #[test]
 fn a_line_that_does_not_fit_is_an_error_not_a_panic() {
     let m = JitterMonitor::new(NonZeroU64::new(1_000_000).unwrap());
-    let mut bytes = [0u8; 40];
-    let mut line = LineBuffer::new(&mut bytes);
+    let mut line = LineBuffer::<40>::new();
     assert!(write!(line, "{}", CyclictestLine::from_jitter(0, &m.report())).is_err());
     assert!(line.as_str().len() <= 40);
 }

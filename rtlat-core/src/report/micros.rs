@@ -9,37 +9,11 @@ pub struct Micros3(pub i64);
 
 impl fmt::Display for Micros3 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut buf = Buf {
-            bytes: [0; 32],
-            len: 0,
-        };
+        // One formatted number: at most 20 digits, a point and 3 decimals.
+        let mut digits = heapless::String::<32>::new();
         let magnitude = self.0.unsigned_abs();
-        write!(buf, "{}.{:03}", magnitude / 1000, magnitude % 1000)?;
-        // Only ASCII digits and a point were written, so this is valid UTF-8.
-        let digits = core::str::from_utf8(buf.as_bytes()).map_err(|_| fmt::Error)?;
-        f.pad_integral(self.0 >= 0, "", digits)
-    }
-}
-
-/// A fixed stack buffer for one formatted number.
-struct Buf {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl Buf {
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-impl Write for Buf {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        let slot = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
-        slot.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
+        write!(digits, "{}.{:03}", magnitude / 1000, magnitude % 1000)?;
+        f.pad_integral(self.0 >= 0, "", &digits)
     }
 }
 
