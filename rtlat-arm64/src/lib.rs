@@ -4,6 +4,8 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod deadline_map;
+#[cfg(target_arch = "aarch64")]
+pub mod delay;
 pub mod error;
 #[cfg(target_arch = "aarch64")]
 pub mod generic_timer;

@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod cycle;
+pub mod delay;
 mod div64;
 mod divider;
 mod error;

@@ -1,8 +1,10 @@
-//! A simulated clock and timer (feature `sim`): deterministic time in a [`Cell`] that only the
-//! timer moves, no real sleeping, for testing code built on [`Clock`] and [`Timer`] (the
-//! cycle engine, a measuring loop, a new backend's wiring) on the host. The timer wakes each
-//! deadline plus the next delay of a script, so a test says exactly how late (or early) every
-//! wake-up is and checks which deadlines were slept to.
+//! A simulated clock, timer and delay (feature `sim`): deterministic time in a [`Cell`] that
+//! only the timer and the delay move, no real sleeping, for testing code built on [`Clock`],
+//! [`Timer`] and embedded-hal's [`DelayNs`] (the cycle engine, a measuring loop, a
+//! [`DelayProbe`](crate::delay::DelayProbe), a new backend's wiring) on the host. The timer
+//! wakes each deadline plus the next delay of a script, the delay returns after the time
+//! asked for plus the next overshoot of its script, so a test says exactly how late (or
+//! early) every wake-up is and checks which deadlines were slept to.
 //!
 //! The feature needs `std` (the script and the deadlines are `Vec`s): it is for host tests,
 //! never for firmware.
@@ -30,6 +32,7 @@ extern crate std;
 use crate::{Clock, Timer};
 use core::cell::Cell;
 use core::convert::Infallible;
+use embedded_hal::delay::DelayNs;
 use std::vec::Vec;
 
 /// Simulated time in ticks: reads `now`, which the [`SimTimer`] sharing it moves.
@@ -71,5 +74,44 @@ impl Timer for SimTimer<'_> {
         let delay = self.delays.next().ok_or("script exhausted")?;
         self.now.set(deadline.checked_add_signed(delay).unwrap());
         Ok(())
+    }
+}
+
+/// A [`DelayNs`] on simulated time: each call moves `now` on by the time asked for (in ticks
+/// at `rate_hz`, rounded up: never short) plus the next scripted overshoot (ticks; negative
+/// returns early; none once the script is exhausted), and keeps the times asked for (ns).
+/// `delay_us` and `delay_ms` are one call each, as on a timer that takes any duration.
+#[derive(Debug)]
+pub struct SimDelay<'a> {
+    /// The time now, in ticks, shared with the [`SimClock`].
+    pub now: &'a Cell<u64>,
+    /// Ticks per second.
+    pub rate_hz: u64,
+    /// How late each call returns, in ticks, in order.
+    pub overshoots: std::vec::IntoIter<i64>,
+    /// The times asked for so far, in ns.
+    pub requests: Vec<u64>,
+}
+
+impl SimDelay<'_> {
+    fn pause(&mut self, ns: u64) {
+        self.requests.push(ns);
+        let ticks = (u128::from(ns) * u128::from(self.rate_hz)).div_ceil(1_000_000_000);
+        let ticks = u64::try_from(ticks).unwrap();
+        let overshoot = self.overshoots.next().unwrap_or(0);
+        let end = self.now.get().checked_add(ticks).unwrap();
+        self.now.set(end.checked_add_signed(overshoot).unwrap());
+    }
+}
+
+impl DelayNs for SimDelay<'_> {
+    fn delay_ns(&mut self, ns: u32) {
+        self.pause(u64::from(ns));
+    }
+    fn delay_us(&mut self, us: u32) {
+        self.pause(u64::from(us) * 1_000);
+    }
+    fn delay_ms(&mut self, ms: u32) {
+        self.pause(u64::from(ms) * 1_000_000);
     }
 }

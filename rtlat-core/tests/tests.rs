@@ -3,6 +3,7 @@
 
 mod counter_extender;
 mod cycle_engine;
+mod delay_probe;
 mod histogram_presets;
 mod jitter_monitor;
 mod jitter_schedule;

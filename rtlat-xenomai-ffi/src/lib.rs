@@ -3,6 +3,7 @@
 
 mod call;
 mod clock;
+mod delay;
 mod error;
 mod init;
 mod periodic;

@@ -21,11 +21,16 @@
 //!
 //! [`AnyTimer`] picks one at run time from a [`TimerKind`].
 //!
+//! Each is also an embedded-hal 1.0 `DelayNs` (a delay of `d`: a sleep until its clock reads
+//! `now + d`), so rtlat-core's `DelayProbe` times how late such a delay wakes
+//! (`examples/delay_overshoot.rs`).
+//!
 //! On `CLOCK_REALTIME`, only the absolute sleep and the two periodic timers follow a clock
 //! that is set while they sleep; the relative sleeps measure elapsed time, so a clock set
 //! backwards during one shows as an early (negative) latency.
 
 mod absolute;
+mod delay;
 mod error;
 mod nanosleep;
 mod posix;
