@@ -3,12 +3,14 @@
 # bounded in time, then checks what it printed: structure, counts, Min <= Avg <= Max, the jitter
 # formula. Never timing: QEMU does not model it. Exits non-zero on any failure.
 #
-# Four runs:
+# Five runs:
 #   monitor    the default build: 10 T: and J: lines (cumulative), then "# end"; QEMU exits 0
 #   histogram  --features histogram: the same plus 10 H: lines (lateness percentiles)
 #   plain      --features plain-monitor: the monitor build with the plain JitterMonitor
 #   frozen     --features dwt-clock: time from the DWT cycle counter, which QEMU does not emulate
 #              (CYCCNT reads 0); the firmware must refuse it: an "error:" line and exit status 1
+#   delay      --no-default-features --features delay: how late cortex-m's SysTick Delay wakes
+#              from delay_us(100), by rtlat-core's DelayProbe: 10 D: lines (cumulative), "# end"
 #
 # Needs (installs nothing): qemu-system-arm (Debian: apt-get install qemu-system-arm) and the
 # target (rustup target add thumbv7em-none-eabihf). TIMEOUT (seconds per run, default 60).
@@ -111,6 +113,39 @@ check_lines() {
   if [ -n "$errors" ]; then fail "$name" "$errors"; fi
 }
 
+# check_delay NAME: the delay build's lines, as check_lines does for the monitor's.
+check_delay() {
+  local name=$1 errors
+  errors=$(awk -v lines=10 -v per_line=100 '
+    function err(m) { print "error: line " NR ": " m; bad = 1 }
+    NR == 1 {
+      if ($0 !~ /^# rtlat firmware: mps2-an386, delay_us\(100\) by cortex-m.s SysTick Delay, time source CMSDK TIMER0 at 25000000 Hz$/) err("header: " $0)
+      next
+    }
+    /^D:/ {
+      if ($0 !~ /^D: delay_us\(100\) C: *[0-9]+ Min: *-?[0-9]+ Avg: *-?[0-9]+ P50: *-?[0-9]+ P99: *-?[0-9]+ Max: *-?[0-9]+$/) { err("D: line: " $0); next }
+      d++
+      line = $0; sub(/^D: delay_us\(100\)/, "", line); gsub(/[A-Za-z0-9]+:/, " & ", line); n = split(line, f, " +")
+      for (i = 1; i < n; i++) v[f[i]] = f[i + 1]
+      c = v["C:"] + 0; min = v["Min:"] + 0; avg = v["Avg:"] + 0; max = v["Max:"] + 0
+      p50 = v["P50:"] + 0; p99 = v["P99:"] + 0
+      if (c != d * per_line) err("C: " c ", expected " d * per_line " (cumulative, " per_line " delays a line)")
+      if (!(min <= avg && avg <= max)) err("not Min <= Avg <= Max: " min " " avg " " max)
+      if (p50 != 0 && p99 != 0 && p50 > p99) err("P50 " p50 " > P99 " p99)
+      if (d > 1 && (min > last_min || max < last_max)) err("cumulative Min/Max moved back: " last_min "/" last_max " then " min "/" max)
+      last_min = min; last_max = max
+      next
+    }
+    /^# end: [0-9]+ lines$/ { end = NR; ended = $3 + 0; next }
+    { err("unexpected line: " $0) }
+    END {
+      if (NR == 0) err("no output")
+      if (d != lines) err(d " D: lines, expected " lines)
+      if (!end || end != NR || ended != lines) err("no final \"# end: " lines " lines\" as the last line")
+    }' "$log")
+  if [ -n "$errors" ]; then fail "$name" "$errors"; fi
+}
+
 # ./run-qemu.sh --check LOG [histogram]: checks a saved log only (to test the checks).
 if [ "${1:-}" = --check ]; then
   log=$2
@@ -136,6 +171,10 @@ run frozen --features dwt-clock
 grep -q '^error: the time source did not advance between two timer interrupts' "$log" \
   || fail frozen "no error line for the frozen DWT cycle counter"
 ! grep -q '^[TJ]:' "$log" || fail frozen "report lines printed from a frozen clock"
+
+run delay --no-default-features --features delay
+[ "$status" -eq 0 ] || fail delay "QEMU exit status $status (124: timed out after ${timeout_s}s)"
+check_delay delay
 
 if [ "$failures" -ne 0 ]; then
   echo "run-qemu.sh: $failures check(s) failed" >&2

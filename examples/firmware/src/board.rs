@@ -27,6 +27,7 @@ pub fn start_time_source() {
 }
 
 /// Starts SysTick on the core clock, interrupting every `period_cycles`.
+#[cfg_attr(feature = "delay", allow(dead_code))]
 pub fn start_periodic_interrupt(syst: &mut SYST, period_cycles: u32) {
     syst.set_clock_source(SystClkSource::Core);
     // SysTick counts RELOAD..=0: RELOAD + 1 cycles per period.

@@ -10,12 +10,17 @@
 //!
 //! Without the `monitor` feature the same firmware only counts interrupts: the baseline of the
 //! size and instruction figures (README.md).
+//!
+//! With the `delay` feature (and without the monitor) it measures a HAL delay instead: how late
+//! cortex-m's SysTick `Delay` wakes from `delay_us`, timed by rtlat-core's `DelayProbe`.
 
 #![no_std]
 #![no_main]
 
 mod board;
 mod clock;
+#[cfg(feature = "delay")]
+mod delay;
 #[cfg(feature = "histogram")]
 mod histogram;
 #[cfg(feature = "monitor")]
@@ -23,11 +28,17 @@ mod monitor;
 #[cfg(feature = "monitor")]
 mod report;
 
+#[cfg(all(feature = "delay", feature = "monitor"))]
+compile_error!(
+    "the delay measurement is built without the monitor: --no-default-features --features delay"
+);
+
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use cortex_m_rt::{entry, exception};
 use cortex_m_semihosting::{debug, hprintln};
 
 /// Interrupts per report line.
+#[cfg(not(feature = "delay"))]
 const TICKS_PER_LINE: u32 = 100;
 /// Report lines before the firmware exits.
 const LINES: u32 = 10;
@@ -43,6 +54,25 @@ static FROZEN: AtomicBool = AtomicBool::new(false);
 fn main() -> ! {
     let mut core = cortex_m::Peripherals::take().expect("first and only take");
     clock::start(&mut core.DCB, &mut core.DWT);
+    #[cfg(feature = "delay")]
+    {
+        hprintln!(
+            "# rtlat firmware: mps2-an386, delay_us({}) by cortex-m's SysTick Delay, time source CMSDK TIMER0 at {} Hz",
+            delay::DELAY_US,
+            clock::RATE_HZ
+        );
+        delay::measure(core.SYST, LINES);
+        hprintln!("# end: {} lines", LINES);
+        exit(true);
+    }
+    #[cfg(not(feature = "delay"))]
+    periodic(core)
+}
+
+/// The jitter monitor's run: SysTick interrupts every period, a report every
+/// [`TICKS_PER_LINE`] of them.
+#[cfg(not(feature = "delay"))]
+fn periodic(mut core: cortex_m::Peripherals) -> ! {
     hprintln!(
         "# rtlat firmware: mps2-an386, SysTick every {} cycles, time source {} at {} Hz",
         PERIOD_CYCLES,
@@ -79,13 +109,13 @@ fn main() -> ! {
 }
 
 /// Prints one report.
-#[cfg(feature = "monitor")]
+#[cfg(all(feature = "monitor", not(feature = "delay")))]
 fn print_line() {
     report::lines(monitor::lines());
 }
 
 /// Prints the interrupt count only (the baseline without the monitor).
-#[cfg(not(feature = "monitor"))]
+#[cfg(not(any(feature = "monitor", feature = "delay")))]
 fn print_line() {
     hprintln!("C: {}", INTERRUPTS.load(Ordering::Relaxed));
 }
