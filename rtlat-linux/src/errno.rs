@@ -6,55 +6,86 @@
 //! set-up's [`ThreadError`](crate::ThreadError), …): this module imports none of them.
 
 use core::fmt;
+use core::hash::{Hash, Hasher};
 
 /// An OS error number (`errno`), printed with the system's description.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Errno(i32);
+///
+/// A newtype over [`nix::errno::Errno`], the error of every nix call the crate makes (`?`
+/// converts it): the same number, printed as users of rtlat read it, the system's text and
+/// the number ("Operation not permitted (os error 1)", as `std::io::Error` prints it), where
+/// nix's own prints its symbolic name first ("EPERM: Operation not permitted").
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Errno(nix::errno::Errno);
 
 impl Errno {
     /// Interrupted system call.
-    pub const EINTR: Errno = Errno(libc::EINTR);
+    pub const EINTR: Errno = Errno(nix::errno::Errno::EINTR);
     /// Try again (also: no signal pending).
-    pub const EAGAIN: Errno = Errno(libc::EAGAIN);
+    pub const EAGAIN: Errno = Errno(nix::errno::Errno::EAGAIN);
     /// Invalid argument.
-    pub const EINVAL: Errno = Errno(libc::EINVAL);
+    pub const EINVAL: Errno = Errno(nix::errno::Errno::EINVAL);
     /// Operation not permitted.
-    pub const EPERM: Errno = Errno(libc::EPERM);
+    pub const EPERM: Errno = Errno(nix::errno::Errno::EPERM);
     /// Permission denied.
-    pub const EACCES: Errno = Errno(libc::EACCES);
+    pub const EACCES: Errno = Errno(nix::errno::Errno::EACCES);
     /// No such file or directory.
-    pub const ENOENT: Errno = Errno(libc::ENOENT);
+    pub const ENOENT: Errno = Errno(nix::errno::Errno::ENOENT);
     /// Out of memory (also: `mlockall` over `RLIMIT_MEMLOCK`).
-    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
+    pub const ENOMEM: Errno = Errno(nix::errno::Errno::ENOMEM);
     /// Input/output error (also used here for a short read or write).
-    pub const EIO: Errno = Errno(libc::EIO);
+    pub const EIO: Errno = Errno(nix::errno::Errno::EIO);
 
-    /// The error number `raw`.
+    /// The error number `raw` (a number the system does not define is nix's `UnknownErrno`).
     pub const fn from_raw(raw: i32) -> Self {
-        Errno(raw)
+        Errno(nix::errno::Errno::from_raw(raw))
     }
 
     /// The raw error number.
     pub const fn raw(self) -> i32 {
-        self.0
+        self.0 as i32
     }
 
     /// The error number of an I/O error (`EIO` when it has none, e.g. a short write).
     pub fn from_io(err: &std::io::Error) -> Self {
-        Errno(err.raw_os_error().unwrap_or(libc::EIO))
+        Errno::from_raw(err.raw_os_error().unwrap_or(libc::EIO))
+    }
+
+    /// The same error as nix's type.
+    pub const fn nix(self) -> nix::errno::Errno {
+        self.0
+    }
+}
+
+impl From<nix::errno::Errno> for Errno {
+    #[inline]
+    fn from(errno: nix::errno::Errno) -> Self {
+        Errno(errno)
+    }
+}
+
+impl From<Errno> for nix::errno::Errno {
+    fn from(errno: Errno) -> Self {
+        errno.0
+    }
+}
+
+/// Hashes the number (nix's type has no `Hash`).
+impl Hash for Errno {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.raw().hash(state);
     }
 }
 
 impl fmt::Debug for Errno {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Errno({})", self.0)
+        write!(f, "Errno({})", self.raw())
     }
 }
 
 impl fmt::Display for Errno {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // e.g. "Operation not permitted (os error 1)"
-        fmt::Display::fmt(&std::io::Error::from_raw_os_error(self.0), f)
+        fmt::Display::fmt(&std::io::Error::from_raw_os_error(self.raw()), f)
     }
 }
 
@@ -62,7 +93,7 @@ impl std::error::Error for Errno {}
 
 impl From<Errno> for std::io::Error {
     fn from(errno: Errno) -> Self {
-        std::io::Error::from_raw_os_error(errno.0)
+        std::io::Error::from_raw_os_error(errno.raw())
     }
 }
 
@@ -99,5 +130,16 @@ mod tests {
         let short = std::io::Error::from(std::io::ErrorKind::WriteZero);
         assert_eq!(Errno::from_io(&short), Errno::EIO);
         assert_eq!(format!("{:?}", Errno::EPERM), "Errno(1)");
+    }
+
+    #[test]
+    fn errno_is_nix_errno_printed_as_io_error() {
+        let nix = nix::errno::Errno::EPERM;
+        let ours = Errno::from(nix);
+        assert_eq!(ours, Errno::EPERM);
+        assert_eq!(ours.raw(), libc::EPERM);
+        assert_eq!(ours.nix(), nix);
+        assert_eq!(Errno::from_raw(libc::ESRCH).nix(), nix::errno::Errno::ESRCH);
+        assert_eq!(ours.to_string(), "Operation not permitted (os error 1)");
     }
 }
