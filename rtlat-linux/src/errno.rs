@@ -6,43 +6,48 @@
 //! set-up's [`ThreadError`](crate::ThreadError), …): this module imports none of them.
 
 use core::fmt;
-use core::hash::{Hash, Hasher};
 
 /// An OS error number (`errno`), printed with the system's description.
 ///
-/// A newtype over [`nix::errno::Errno`], the error of every nix call the crate makes (`?`
-/// converts it): the same number, printed as users of rtlat read it, the system's text and
-/// the number ("Operation not permitted (os error 1)", as `std::io::Error` prints it), where
-/// nix's own prints its symbolic name first ("EPERM: Operation not permitted").
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Errno(nix::errno::Errno);
+/// The same number as [`nix::errno::Errno`], the error of every nix call the crate makes
+/// (`?` converts it, [`Errno::nix`] converts back), printed as users of rtlat read it: the
+/// system's text and the number ("Operation not permitted (os error 1)", as
+/// `std::io::Error` prints it), where nix's prints its symbolic name first ("EPERM:
+/// Operation not permitted").
+///
+/// It holds the number itself rather than nix's enum: a number nix does not name keeps its
+/// value (nix's `from_raw` makes it `UnknownErrno`), and the sleep of every measurement cycle
+/// returns it without a conversion (wrapping nix's enum cost two more instructions per
+/// cycle there: its niche and its `from_raw` match are on the success path's result).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Errno(i32);
 
 impl Errno {
     /// Interrupted system call.
-    pub const EINTR: Errno = Errno(nix::errno::Errno::EINTR);
+    pub const EINTR: Errno = Errno(libc::EINTR);
     /// Try again (also: no signal pending).
-    pub const EAGAIN: Errno = Errno(nix::errno::Errno::EAGAIN);
+    pub const EAGAIN: Errno = Errno(libc::EAGAIN);
     /// Invalid argument.
-    pub const EINVAL: Errno = Errno(nix::errno::Errno::EINVAL);
+    pub const EINVAL: Errno = Errno(libc::EINVAL);
     /// Operation not permitted.
-    pub const EPERM: Errno = Errno(nix::errno::Errno::EPERM);
+    pub const EPERM: Errno = Errno(libc::EPERM);
     /// Permission denied.
-    pub const EACCES: Errno = Errno(nix::errno::Errno::EACCES);
+    pub const EACCES: Errno = Errno(libc::EACCES);
     /// No such file or directory.
-    pub const ENOENT: Errno = Errno(nix::errno::Errno::ENOENT);
+    pub const ENOENT: Errno = Errno(libc::ENOENT);
     /// Out of memory (also: `mlockall` over `RLIMIT_MEMLOCK`).
-    pub const ENOMEM: Errno = Errno(nix::errno::Errno::ENOMEM);
+    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
     /// Input/output error (also used here for a short read or write).
-    pub const EIO: Errno = Errno(nix::errno::Errno::EIO);
+    pub const EIO: Errno = Errno(libc::EIO);
 
-    /// The error number `raw` (a number the system does not define is nix's `UnknownErrno`).
+    /// The error number `raw`.
     pub const fn from_raw(raw: i32) -> Self {
-        Errno(nix::errno::Errno::from_raw(raw))
+        Errno(raw)
     }
 
     /// The raw error number.
     pub const fn raw(self) -> i32 {
-        self.0 as i32
+        self.0
     }
 
     /// The error number of an I/O error (`EIO` when it has none, e.g. a short write).
@@ -50,29 +55,22 @@ impl Errno {
         Errno::from_raw(err.raw_os_error().unwrap_or(libc::EIO))
     }
 
-    /// The same error as nix's type.
+    /// The same error as nix's type (`UnknownErrno` for a number nix does not name).
     pub const fn nix(self) -> nix::errno::Errno {
-        self.0
+        nix::errno::Errno::from_raw(self.0)
     }
 }
 
 impl From<nix::errno::Errno> for Errno {
     #[inline]
     fn from(errno: nix::errno::Errno) -> Self {
-        Errno(errno)
+        Errno(errno as i32)
     }
 }
 
 impl From<Errno> for nix::errno::Errno {
     fn from(errno: Errno) -> Self {
-        errno.0
-    }
-}
-
-/// Hashes the number (nix's type has no `Hash`).
-impl Hash for Errno {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.raw().hash(state);
+        errno.nix()
     }
 }
 

@@ -68,14 +68,22 @@ pub(crate) fn timespec(sec: TimeT, nsec: libc::c_long) -> timespec {
     *TimeSpec::new(sec, nsec).as_ref()
 }
 
-/// `clock_gettime(clock)`: nix's, which is glibc's, which calls the vDSO (no system call on
-/// x86-64 and arm64). Not rustix's: its own vDSO lookup crashes under valgrind (rustix issue
-/// 1559), and rtlat is profiled with valgrind.
+/// `clock_gettime(clock)`: glibc's, which calls the vDSO (no system call on x86-64 and
+/// arm64). Not rustix's: its own vDSO lookup crashes under valgrind (rustix issue 1559),
+/// and rtlat is profiled with valgrind. Not nix's either, which makes the same glibc call
+/// but costs one more user-space instruction per measurement cycle (callgrind, `rtlat run`),
+/// on the path measured every cycle.
 #[inline(always)]
 pub(crate) fn clock_gettime(clock: ClockId) -> Result<timespec, Errno> {
-    match nix::time::clock_gettime(clock) {
-        Ok(ts) => Ok(*ts.as_ref()),
-        Err(errno) => Err(errno.into()),
+    let mut ts = MaybeUninit::<timespec>::uninit();
+    // SAFETY: `ts` is valid, writable memory for a `timespec` for the duration of the call,
+    // which fills it completely when it returns 0; it is read only then.
+    let rc = unsafe { libc::clock_gettime(clock.as_raw(), ts.as_mut_ptr()) };
+    if rc == 0 {
+        // SAFETY: a 0 return means the call wrote the whole `timespec`.
+        Ok(unsafe { ts.assume_init() })
+    } else {
+        Err(last_errno())
     }
 }
 
