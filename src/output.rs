@@ -197,7 +197,7 @@ fn check_symlinks(path: &Path) -> io::Result<()> {
 /// Refuses `path` if it, or a symlink it leads to, is a symlink owned by someone other than
 /// root or the user running rtlat.
 fn check_symlink_chain(path: &Path) -> io::Result<()> {
-    let user = rustix::process::geteuid().as_raw();
+    let user = nix::unistd::geteuid().as_raw();
     let mut link = path.to_owned();
     for _ in 0..MAX_SYMLINKS {
         // What is not a path (`pipe:[…]` behind /proc/self/fd/1) or does not exist ends the
@@ -258,7 +258,7 @@ fn directory(path: &Path) -> io::Result<&Path> {
 
 /// The name of the kernel interface filesystem `path` is on, if it is.
 fn kernel_filesystem(path: &Path) -> Option<&'static str> {
-    let f_type = rustix::fs::statfs(path).ok()?.f_type;
+    let f_type = nix::sys::statfs::statfs(path).ok()?.filesystem_type().0;
     // `f_type` is a signed or unsigned word depending on the target; the magic numbers are 32
     // bits, so its low 32 bits are the number.
     #[allow(clippy::unnecessary_cast)]
@@ -271,11 +271,11 @@ fn kernel_filesystem(path: &Path) -> Option<&'static str> {
 
 /// Whether this process (its effective user) may write `path`, without opening it.
 fn writable(path: &Path) -> io::Result<()> {
-    rustix::fs::accessat(
-        rustix::fs::CWD,
+    nix::unistd::faccessat(
+        nix::fcntl::AT_FDCWD,
         path,
-        rustix::fs::Access::WRITE_OK,
-        rustix::fs::AtFlags::EACCESS,
+        nix::unistd::AccessFlags::W_OK,
+        nix::fcntl::AtFlags::AT_EACCESS,
     )
     .map_err(io::Error::from)
 }
@@ -426,7 +426,7 @@ mod tests {
     }
 
     fn is_root() -> bool {
-        rustix::process::geteuid().is_root()
+        nix::unistd::geteuid().is_root()
     }
 
     #[test]

@@ -32,7 +32,13 @@ impl ClockId {
         self as clockid_t
     }
 
-    /// The clock as rustix names it (the hot-path calls go through rustix).
+    /// The clock as nix names it (the calls other than the absolute sleep go through nix).
+    #[inline(always)]
+    pub(crate) const fn nix(self) -> nix::time::ClockId {
+        nix::time::ClockId::from_raw(self.raw())
+    }
+
+    /// The clock as rustix names it (the absolute sleep of every cycle goes through rustix).
     #[inline(always)]
     pub(crate) const fn rustix(self) -> rustix::time::ClockId {
         match self {
@@ -52,7 +58,7 @@ impl ClockId {
     /// The clock's resolution in nanoseconds (`clock_getres`): 1 with high-resolution timers,
     /// a jiffy (1–10 ms) without them.
     pub fn resolution_ns(self) -> Result<u64, ClockError> {
-        sys::clock_getres(self.raw())
+        sys::clock_getres(self.nix())
             .map(ns_from_timespec)
             .map_err(|errno| ClockError { clock: self, errno })
     }
@@ -127,7 +133,7 @@ impl PosixClock {
     /// needing `&mut`).
     #[inline]
     pub fn now_ns(&self) -> Result<u64, ClockError> {
-        match sys::clock_gettime(self.id.raw()) {
+        match sys::clock_gettime(self.id.nix()) {
             Ok(ts) => Ok(ns_from_timespec(ts)),
             Err(errno) => Err(ClockError {
                 clock: self.id,

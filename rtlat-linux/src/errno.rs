@@ -8,6 +8,17 @@
 use core::fmt;
 
 /// An OS error number (`errno`), printed with the system's description.
+///
+/// The same number as [`nix::errno::Errno`], the error of every nix call the crate makes
+/// (`?` converts it, [`Errno::nix`] converts back), printed as users of rtlat read it: the
+/// system's text and the number ("Operation not permitted (os error 1)", as
+/// `std::io::Error` prints it), where nix's prints its symbolic name first ("EPERM:
+/// Operation not permitted").
+///
+/// It holds the number itself rather than nix's enum: a number nix does not name keeps its
+/// value (nix's `from_raw` makes it `UnknownErrno`), and the sleep of every measurement cycle
+/// returns it without a conversion (wrapping nix's enum cost two more instructions per
+/// cycle there: its niche and its `from_raw` match are on the success path's result).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Errno(i32);
 
@@ -41,20 +52,38 @@ impl Errno {
 
     /// The error number of an I/O error (`EIO` when it has none, e.g. a short write).
     pub fn from_io(err: &std::io::Error) -> Self {
-        Errno(err.raw_os_error().unwrap_or(libc::EIO))
+        Errno::from_raw(err.raw_os_error().unwrap_or(libc::EIO))
+    }
+
+    /// The same error as nix's type (`UnknownErrno` for a number nix does not name).
+    pub const fn nix(self) -> nix::errno::Errno {
+        nix::errno::Errno::from_raw(self.0)
+    }
+}
+
+impl From<nix::errno::Errno> for Errno {
+    #[inline]
+    fn from(errno: nix::errno::Errno) -> Self {
+        Errno(errno as i32)
+    }
+}
+
+impl From<Errno> for nix::errno::Errno {
+    fn from(errno: Errno) -> Self {
+        errno.nix()
     }
 }
 
 impl fmt::Debug for Errno {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Errno({})", self.0)
+        write!(f, "Errno({})", self.raw())
     }
 }
 
 impl fmt::Display for Errno {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // e.g. "Operation not permitted (os error 1)"
-        fmt::Display::fmt(&std::io::Error::from_raw_os_error(self.0), f)
+        fmt::Display::fmt(&std::io::Error::from_raw_os_error(self.raw()), f)
     }
 }
 
@@ -62,7 +91,7 @@ impl std::error::Error for Errno {}
 
 impl From<Errno> for std::io::Error {
     fn from(errno: Errno) -> Self {
-        std::io::Error::from_raw_os_error(errno.0)
+        std::io::Error::from_raw_os_error(errno.raw())
     }
 }
 
@@ -99,5 +128,16 @@ mod tests {
         let short = std::io::Error::from(std::io::ErrorKind::WriteZero);
         assert_eq!(Errno::from_io(&short), Errno::EIO);
         assert_eq!(format!("{:?}", Errno::EPERM), "Errno(1)");
+    }
+
+    #[test]
+    fn errno_is_nix_errno_printed_as_io_error() {
+        let nix = nix::errno::Errno::EPERM;
+        let ours = Errno::from(nix);
+        assert_eq!(ours, Errno::EPERM);
+        assert_eq!(ours.raw(), libc::EPERM);
+        assert_eq!(ours.nix(), nix);
+        assert_eq!(Errno::from_raw(libc::ESRCH).nix(), nix::errno::Errno::ESRCH);
+        assert_eq!(ours.to_string(), "Operation not permitted (os error 1)");
     }
 }

@@ -133,7 +133,10 @@ pub fn block_run_signals() -> Result<(), SignalError> {
 pub fn sleep_or_signal(duration: std::time::Duration) {
     let ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
     // EINTR is the point; any other error (none is expected) ends the pause early too.
-    let _ = sys::clock_nanosleep_rel(libc::CLOCK_MONOTONIC, &crate::clock::timespec_from_ns(ns));
+    let _ = sys::clock_nanosleep_rel(
+        nix::time::ClockId::CLOCK_MONOTONIC,
+        &crate::clock::timespec_from_ns(ns),
+    );
 }
 
 /// Ends the process as SIGPIPE's default action does: what a program that writes to a pipe
@@ -142,7 +145,7 @@ pub fn sleep_or_signal(duration: std::time::Duration) {
 /// restored: Rust starts with SIGPIPE ignored, so the write itself only failed with `EPIPE`.
 /// Should the signal not end the process (it cannot be unblocked), exits with status 141.
 pub fn die_of_sigpipe() -> ! {
-    let _ = sys::raise_with_default_action(libc::SIGPIPE);
+    let _ = sys::raise_with_default_action(nix::sys::signal::Signal::SIGPIPE);
     std::process::exit(128 + libc::SIGPIPE)
 }
 

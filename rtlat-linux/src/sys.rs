@@ -1,28 +1,46 @@
-//! Every `unsafe` call of the crate, each in a small function with its reason.
+//! The crate's system calls: nix's where nix has them, and every `unsafe` call of the crate,
+//! each in a small function with its reason, where it has not.
 //!
 //! The wrappers speak libc's types and return `Result<_, Errno>`; the modules above turn an
 //! [`Errno`] into their area's error, which names the call and what to do. Nothing here
 //! allocates except [`sched_getaffinity`] and [`sched_setaffinity`] (set-up calls).
+//!
+//! What stays on raw libc, and why (nix 0.30):
+//! - the scheduling calls (`sched_setscheduler`, `sched_getscheduler`, `sched_getparam`,
+//!   `sched_get_priority_min/max`), `setpriority`/`getpriority`, `nanosleep`,
+//!   `pthread_getattr_np`, `capget`, `tgkill`, `localtime_r`: nix has none of them;
+//! - `sched_setaffinity`/`sched_getaffinity`: nix's `CpuSet` is the fixed 1024-CPU
+//!   `cpu_set_t`, and rtlat pins to CPUs up to [`MAX_CPU`](crate::thread::MAX_CPU) (8191) and
+//!   reads the mask of machines with more than 1024 CPUs (the kernel refuses a shorter mask);
+//! - the signal sets, handlers, masks and waits, and POSIX timers: nix's `Signal` is an enum
+//!   of the standard signals, without the real-time ones that rtlat uses throughout (the wake
+//!   signal `SIGRTMIN + 1` in handlers and masks, a POSIX timer's `SIGRTMIN` in masks,
+//!   `sigwaitinfo` and `SIGEV_THREAD_ID`), and it has no `sigwaitinfo`/`sigtimedwait`;
+//! - the absolute sleep of every cycle is rustix's system call made in line, not nix's
+//!   `clock_nanosleep` (glibc's wrapper: see [`clock_nanosleep_abs`]).
 
 use core::ffi::{CStr, c_void};
 use core::mem::{self, MaybeUninit};
 use core::ptr;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::BorrowedFd;
 
 use libc::{c_int, c_ulong, clockid_t, pid_t, sigset_t, timespec};
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::time::TimeSpec;
+use nix::time::{ClockId, ClockNanosleepFlags};
 
 use crate::errno::Errno;
 
 /// `errno` of the last failed call on this thread.
 #[inline]
 pub(crate) fn last_errno() -> Errno {
-    Errno::from_raw(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
+    Errno::from(nix::errno::Errno::last())
 }
 
 /// Maps a `-1`-and-`errno` return to a `Result`.
 #[inline]
 fn check(rc: c_int) -> Result<c_int, Errno> {
-    if rc == -1 { Err(last_errno()) } else { Ok(rc) }
+    Ok(nix::errno::Errno::result(rc)?)
 }
 
 /// Maps an error-number return (0 = success, as the pthread and `clock_nanosleep` calls do).
@@ -43,26 +61,24 @@ fn check_direct(rc: c_int) -> Result<(), Errno> {
 #[allow(deprecated)]
 pub(crate) type TimeT = libc::time_t;
 
-/// A `timespec` of `sec` seconds and `nsec` nanoseconds.
+/// A `timespec` of `sec` seconds and `nsec` nanoseconds (padding, on the 32-bit targets that
+/// have it, zeroed).
 #[inline]
 pub(crate) fn timespec(sec: TimeT, nsec: libc::c_long) -> timespec {
-    // SAFETY: `timespec` is plain integers (plus padding on some 32-bit targets); all-zero is a
-    // valid value, and the two named fields are then set.
-    let mut ts: timespec = unsafe { mem::zeroed() };
-    ts.tv_sec = sec;
-    ts.tv_nsec = nsec;
-    ts
+    *TimeSpec::new(sec, nsec).as_ref()
 }
 
 /// `clock_gettime(clock)`: glibc's, which calls the vDSO (no system call on x86-64 and
 /// arm64). Not rustix's: its own vDSO lookup crashes under valgrind (rustix issue 1559),
-/// and rtlat is profiled with valgrind.
+/// and rtlat is profiled with valgrind. Not nix's either, which makes the same glibc call
+/// but costs one more user-space instruction per measurement cycle (callgrind, `rtlat run`),
+/// on the path measured every cycle.
 #[inline(always)]
-pub(crate) fn clock_gettime(clock: clockid_t) -> Result<timespec, Errno> {
+pub(crate) fn clock_gettime(clock: ClockId) -> Result<timespec, Errno> {
     let mut ts = MaybeUninit::<timespec>::uninit();
     // SAFETY: `ts` is valid, writable memory for a `timespec` for the duration of the call,
     // which fills it completely when it returns 0; it is read only then.
-    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
+    let rc = unsafe { libc::clock_gettime(clock.as_raw(), ts.as_mut_ptr()) };
     if rc == 0 {
         // SAFETY: a 0 return means the call wrote the whole `timespec`.
         Ok(unsafe { ts.assume_init() })
@@ -72,11 +88,8 @@ pub(crate) fn clock_gettime(clock: clockid_t) -> Result<timespec, Errno> {
 }
 
 /// `clock_getres(clock)`.
-pub(crate) fn clock_getres(clock: clockid_t) -> Result<timespec, Errno> {
-    let mut ts = timespec(0, 0);
-    // SAFETY: `ts` is a valid, writable `timespec` for the duration of the call.
-    check(unsafe { libc::clock_getres(clock, &mut ts) })?;
-    Ok(ts)
+pub(crate) fn clock_getres(clock: ClockId) -> Result<timespec, Errno> {
+    Ok(*nix::time::clock_getres(clock)?.as_ref())
 }
 
 /// `clock_nanosleep(clock, TIMER_ABSTIME, deadline)` as a direct system call (rustix's, made
@@ -96,11 +109,15 @@ pub(crate) fn clock_nanosleep_abs(
         .map_err(|e| Errno::from_raw(e.raw_os_error()))
 }
 
-/// `clock_nanosleep(clock, 0, duration)`: a relative sleep; the remainder is not asked for.
+/// `clock_nanosleep(clock, 0, duration)`: a relative sleep (the remainder nix returns is not
+/// used).
 #[inline]
-pub(crate) fn clock_nanosleep_rel(clock: clockid_t, duration: &timespec) -> Result<(), Errno> {
-    // SAFETY: `duration` is a valid `timespec`; a null remainder pointer is allowed.
-    check_direct(unsafe { libc::clock_nanosleep(clock, 0, duration, ptr::null_mut()) })
+pub(crate) fn clock_nanosleep_rel(clock: ClockId, duration: &timespec) -> Result<(), Errno> {
+    let duration = TimeSpec::from(*duration);
+    match nix::time::clock_nanosleep(clock, ClockNanosleepFlags::empty(), &duration) {
+        Ok(_remainder) => Ok(()),
+        Err(errno) => Err(errno.into()),
+    }
 }
 
 /// `nanosleep(duration)`; the remainder is not asked for.
@@ -124,15 +141,13 @@ pub(crate) fn itimerspec(value: timespec, interval: timespec) -> libc::itimerspe
 /// The kernel thread id of the calling thread.
 #[inline]
 pub(crate) fn gettid() -> pid_t {
-    // SAFETY: `gettid` takes no arguments, cannot fail and touches no memory.
-    unsafe { libc::syscall(libc::SYS_gettid) as pid_t }
+    nix::unistd::gettid().as_raw()
 }
 
 /// The process id.
 #[cfg(test)]
 pub(crate) fn getpid() -> pid_t {
-    // SAFETY: `getpid` takes no arguments and cannot fail.
-    unsafe { libc::getpid() }
+    nix::unistd::getpid().as_raw()
 }
 
 /// `sched_get_priority_min(policy)`.
@@ -261,24 +276,24 @@ pub(crate) fn thread_nice(tid: pid_t) -> Result<c_int, Errno> {
 
 /// `mlockall(MCL_CURRENT | MCL_FUTURE)`.
 pub(crate) fn mlockall() -> Result<(), Errno> {
-    // SAFETY: plain flags, no memory involved.
-    check(unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) }).map(drop)
+    use nix::sys::mman::MlockAllFlags;
+    Ok(nix::sys::mman::mlockall(
+        MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE,
+    )?)
 }
 
 /// `munlockall()`.
 pub(crate) fn munlockall() -> Result<(), Errno> {
-    // SAFETY: no arguments, no memory involved.
-    check(unsafe { libc::munlockall() }).map(drop)
+    Ok(nix::sys::mman::munlockall()?)
 }
 
 /// `getrusage(RUSAGE_THREAD)`: (minor faults, major faults) of the calling thread.
 pub(crate) fn thread_faults() -> Result<(u64, u64), Errno> {
-    let mut usage = MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` is a valid, writable `rusage` for the duration of the call.
-    check(unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) })?;
-    // SAFETY: zero-initialised, then filled in by a successful `getrusage`.
-    let usage = unsafe { usage.assume_init() };
-    Ok((usage.ru_minflt as u64, usage.ru_majflt as u64))
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_THREAD)?;
+    Ok((
+        usage.minor_page_faults() as u64,
+        usage.major_page_faults() as u64,
+    ))
 }
 
 /// The calling thread's stack as `(lowest address, size in bytes)`.
@@ -300,22 +315,16 @@ pub(crate) fn current_thread_stack() -> Result<(usize, usize), Errno> {
 
 /// The effective user id.
 pub(crate) fn geteuid() -> u32 {
-    // SAFETY: no arguments, cannot fail.
-    unsafe { libc::geteuid() }
+    nix::unistd::geteuid().as_raw()
 }
 
 /// `RLIMIT_RTPRIO` as (soft, hard); `None` is unlimited.
 pub(crate) fn rtprio_limit() -> Result<(Option<u64>, Option<u64>), Errno> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, writable `rlimit` for the duration of the call.
-    check(unsafe { libc::getrlimit(libc::RLIMIT_RTPRIO, &mut limit) })?;
+    let (soft, hard) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_RTPRIO)?;
     // `rlim_t` is not `u64` on every target.
     #[allow(clippy::unnecessary_cast)]
     let finite = |v: libc::rlim_t| (v != libc::RLIM_INFINITY).then_some(v as u64);
-    Ok((finite(limit.rlim_cur), finite(limit.rlim_max)))
+    Ok((finite(soft), finite(hard)))
 }
 
 /// `capget` header, `_LINUX_CAPABILITY_VERSION_3` layout.
@@ -382,8 +391,10 @@ pub(crate) fn utc_offset(unix: TimeT) -> Result<i64, Errno> {
 
 /// `mkfifo(path, mode)` (the process umask applies, as for cyclictest's `mkfifo(path, 0666)`).
 pub(crate) fn mkfifo(path: &CStr, mode: libc::mode_t) -> Result<(), Errno> {
-    // SAFETY: `path` is a NUL-terminated string valid for the call.
-    check(unsafe { libc::mkfifo(path.as_ptr(), mode) }).map(drop)
+    Ok(nix::unistd::mkfifo(
+        path,
+        nix::sys::stat::Mode::from_bits_retain(mode),
+    )?)
 }
 
 // ---- signals -------------------------------------------------------------------------------
@@ -454,22 +465,16 @@ pub(crate) fn signal_ignored(signo: c_int) -> Result<bool, Errno> {
     }
 }
 
-/// Gives `signo` its default action again (`SIG_DFL`), unblocks it on the calling thread and
-/// sends it to the calling thread (`raise`). For a signal whose default action ends the
-/// process (SIGPIPE), this does not return.
-pub(crate) fn raise_with_default_action(signo: c_int) -> Result<(), Errno> {
-    // SAFETY: an all-zero `sigaction` is valid (no flags, empty mask) and its handler field
-    // is then `SIG_DFL`; the old action is not asked for. `raise` takes a plain integer.
-    unsafe {
-        let mut action: libc::sigaction = mem::zeroed();
-        action.sa_sigaction = libc::SIG_DFL;
-        check(libc::sigemptyset(&mut action.sa_mask))?;
-        check(libc::sigaction(signo, &action, ptr::null_mut()))?;
-    }
-    unblock_signals(&sigset_of(signo)?)?;
-    // SAFETY: see above.
-    check(unsafe { libc::raise(signo) })?;
-    Ok(())
+/// Gives the standard signal `signal` its default action again (`SIG_DFL`), unblocks it on the
+/// calling thread and sends it to the calling thread (`raise`). For a signal whose default
+/// action ends the process (SIGPIPE), this does not return.
+pub(crate) fn raise_with_default_action(signal: Signal) -> Result<(), Errno> {
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    // SAFETY: `SIG_DFL` installs no handler, so no code of ours can run in a signal context;
+    // nix's `sigaction` is `unsafe` only for the handlers it may install.
+    unsafe { nix::sys::signal::sigaction(signal, &default) }?;
+    SigSet::from(signal).thread_unblock()?;
+    Ok(nix::sys::signal::raise(signal)?)
 }
 
 /// Sends `signo` to thread `tid` of this process (`tgkill`): only that thread takes it.
@@ -591,40 +596,16 @@ impl Drop for PosixTimerHandle {
 
 // ---- timerfd ---------------------------------------------------------------------------------
 
-/// `timerfd_create(clock, TFD_CLOEXEC)`: a blocking timer file descriptor.
-pub(crate) fn timerfd_create(clock: clockid_t) -> Result<OwnedFd, Errno> {
-    // SAFETY: plain integer arguments; a non-negative return is a new descriptor we own.
-    let fd = check(unsafe { libc::timerfd_create(clock, libc::TFD_CLOEXEC) })?;
-    // SAFETY: `fd` was just created by the kernel and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// `timerfd_settime(fd, flags, spec)`; an all-zero value disarms.
-pub(crate) fn timerfd_settime(
-    fd: BorrowedFd<'_>,
-    flags: c_int,
-    spec: &libc::itimerspec,
-) -> Result<(), Errno> {
-    // SAFETY: `fd` is a live descriptor; `spec` is valid; the old value is not asked for.
-    check(unsafe { libc::timerfd_settime(fd.as_raw_fd(), flags, spec, ptr::null_mut()) }).map(drop)
-}
-
-/// One blocking `read` of a timerfd: the number of expiries since the last read.
+/// One blocking `read` of a timerfd: the number of expiries since the last read. (Not nix's
+/// `TimerFd::wait`, which drops the count and reads again after `EINTR`, where rtlat looks at
+/// whether the measurement was cancelled.)
 #[inline]
 pub(crate) fn timerfd_read(fd: BorrowedFd<'_>) -> Result<u64, Errno> {
-    let mut expiries = 0u64;
-    // SAFETY: `fd` is a live descriptor; the kernel writes at most 8 bytes into `expiries`.
-    let n = unsafe {
-        libc::read(
-            fd.as_raw_fd(),
-            (&mut expiries as *mut u64).cast(),
-            mem::size_of::<u64>(),
-        )
-    };
-    match n {
-        8 => Ok(expiries),
-        -1 => Err(last_errno()),
-        _ => Err(Errno::EIO),
+    let mut expiries = [0u8; 8];
+    match nix::unistd::read(fd, &mut expiries) {
+        Ok(8) => Ok(u64::from_ne_bytes(expiries)),
+        Ok(_) => Err(Errno::EIO),
+        Err(errno) => Err(errno.into()),
     }
 }
 

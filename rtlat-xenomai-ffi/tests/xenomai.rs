@@ -116,9 +116,9 @@ fn build(core: Core) -> Result<PathBuf, String> {
         .write(true)
         .open(&lock_path)
         .map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
-    // Held until `lock` is dropped: one builder at a time, across threads and processes.
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    // Held until `_lock` is dropped: one builder at a time, across threads and processes.
+    let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, e)| format!("cannot lock {}: {e}", lock_path.display()))?;
     if prefix.join(MARKER).is_file() && config.is_file() {
         return Ok(config);
     }

@@ -82,16 +82,15 @@ pub fn installed(core: Core) -> PathBuf {
 
 /// Holds an exclusive lock on `path` (created if needed) until dropped: one builder at a
 /// time, across threads and processes.
-fn lock(path: &Path) -> Result<std::fs::File, String> {
+fn lock(path: &Path) -> Result<nix::fcntl::Flock<std::fs::File>, String> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
-    Ok(file)
+    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, e)| format!("cannot lock {}: {e}", path.display()))
 }
 
 fn build_once(core: Core) -> Result<PathBuf, String> {

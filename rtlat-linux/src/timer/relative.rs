@@ -37,7 +37,7 @@ impl Timer for RelativeSleep {
 
     #[inline]
     fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
-        let clock_id = self.clock.id().raw();
+        let clock_id = self.clock.id().nix();
         super::retry::sleep_rest(&self.clock, deadline, TimerCall::ClockNanosleep, |rest| {
             sys::clock_nanosleep_rel(clock_id, rest)
         })

@@ -1,7 +1,10 @@
 //! [`TimerFd`]: a periodic `timerfd` armed with `TFD_TIMER_ABSTIME`, waited on with a blocking
 //! `read`.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::AsFd;
+
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{self, Expiration, TimerFlags, TimerSetTimeFlags};
 
 use rtlat_core::Timer;
 
@@ -21,7 +24,7 @@ use crate::sys;
 /// It can be created on any thread and moved (it is `Send`).
 #[derive(Debug)]
 pub struct TimerFd {
-    fd: OwnedFd,
+    fd: timerfd::TimerFd,
     clock: ClockId,
     interval: u64,
     /// The expiry the armed timer reports next; `None` before the first arming.
@@ -35,9 +38,16 @@ impl TimerFd {
         if interval_ns == 0 {
             return Err(TimerError::ZeroInterval);
         }
-        let fd = sys::timerfd_create(clock.raw()).map_err(|errno| TimerError::TimerSetup {
-            call: TimerCall::TimerfdCreate,
-            errno,
+        let nix_clock = match clock {
+            ClockId::Monotonic => timerfd::ClockId::CLOCK_MONOTONIC,
+            ClockId::Realtime => timerfd::ClockId::CLOCK_REALTIME,
+        };
+        // A blocking descriptor, closed on exec.
+        let fd = timerfd::TimerFd::new(nix_clock, TimerFlags::TFD_CLOEXEC).map_err(|errno| {
+            TimerError::TimerSetup {
+                call: TimerCall::TimerfdCreate,
+                errno: errno.into(),
+            }
         })?;
         Ok(TimerFd {
             fd,
@@ -61,14 +71,17 @@ impl TimerFd {
     #[cold]
     fn arm(&mut self, deadline: u64) -> Result<(), SleepError> {
         // An all-zero value would disarm: the earliest time is 1 ns.
-        let value = timespec_from_ns(deadline.max(1));
-        let spec = sys::itimerspec(value, timespec_from_ns(self.interval));
-        sys::timerfd_settime(self.fd.as_fd(), libc::TFD_TIMER_ABSTIME, &spec).map_err(|errno| {
-            SleepError::TimerSetup {
+        let value = TimeSpec::from(timespec_from_ns(deadline.max(1)));
+        let interval = TimeSpec::from(timespec_from_ns(self.interval));
+        self.fd
+            .set(
+                Expiration::IntervalDelayed(value, interval),
+                TimerSetTimeFlags::TFD_TIMER_ABSTIME,
+            )
+            .map_err(|errno| SleepError::TimerSetup {
                 call: TimerCall::TimerfdSettime,
-                errno,
-            }
-        })?;
+                errno: errno.into(),
+            })?;
         self.expected = Some(deadline);
         Ok(())
     }

@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 
 use super::error::TuneError;
 use crate::facts::FactError;
+use nix::fcntl::{AtFlags, OFlag};
+use nix::sys::stat::{Mode, SFlag};
 use rtlat_linux::Errno;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 /// The system folders rtlat writes kernel files in.
 pub const WRITABLE: [&str; 2] = ["/proc/irq/", "/sys/devices/system/cpu/"];
@@ -173,16 +174,16 @@ fn open(root: &Path, system_path: &str, access: Access<'_>) -> Result<File, Tune
     let here = here.as_fd();
     let file_name = c_name(last)?;
     match file_type_at(here, &file_name).map_err(failed)? {
-        FileType::RegularFile => {}
-        FileType::Symlink => return Err(refuse("it is a symbolic link".into())),
+        SFlag::S_IFREG => {}
+        SFlag::S_IFLNK => return Err(refuse("it is a symbolic link".into())),
         _ => return Err(refuse("it is not a regular file".into())),
     }
-    let flags = OFlags::NOFOLLOW
-        | OFlags::NONBLOCK
+    let flags = OFlag::O_NOFOLLOW
+        | OFlag::O_NONBLOCK
         | match access {
-            Access::Read => OFlags::RDONLY,
-            Access::Write { .. } => OFlags::WRONLY | OFlags::TRUNC,
-            Access::Check => OFlags::WRONLY,
+            Access::Read => OFlag::O_RDONLY,
+            Access::Write { .. } => OFlag::O_WRONLY | OFlag::O_TRUNC,
+            Access::Check => OFlag::O_WRONLY,
         };
     let fd = openat(here, &file_name, flags).map_err(|errno| match access {
         Access::Read => failed(errno),
@@ -202,25 +203,25 @@ fn open_dir(dir: BorrowedFd<'_>, name: &CString) -> Result<OwnedFd, Errno> {
     openat(
         dir,
         name,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW,
+        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW,
     )
 }
 
 /// `openat(dir, name, flags | O_CLOEXEC)`, never `O_CREAT`: `name` is one path component.
-fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: OFlags) -> Result<OwnedFd, Errno> {
-    rustix::fs::openat(dir, name, flags | OFlags::CLOEXEC, Mode::empty()).map_err(errno)
+fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: OFlag) -> Result<OwnedFd, Errno> {
+    Ok(nix::fcntl::openat(
+        dir,
+        name,
+        flags | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )?)
 }
 
-/// The type of the entry `name` in `dir` itself (`fstatat` with `AT_SYMLINK_NOFOLLOW`): a
-/// link is a link, not what it leads to.
-fn file_type_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<FileType, Errno> {
-    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-        .map(|stat| FileType::from_raw_mode(stat.st_mode))
-        .map_err(errno)
-}
-
-fn errno(e: rustix::io::Errno) -> Errno {
-    Errno::from_raw(e.raw_os_error())
+/// The type (the `S_IFMT` bits of the mode) of the entry `name` in `dir` itself (`fstatat`
+/// with `AT_SYMLINK_NOFOLLOW`): a link is a link, not what it leads to.
+fn file_type_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<SFlag, Errno> {
+    let stat = nix::sys::stat::fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)?;
+    Ok(SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT)
 }
 
 /// The folder `names` (two names) under the folder `above` (the one of the `cpuN` folders),
@@ -240,12 +241,12 @@ fn open_policy(above: BorrowedFd<'_>, names: &[String; 2]) -> Result<OwnedFd, Op
 }
 
 fn is_link(dir: BorrowedFd<'_>, name: &CString) -> bool {
-    file_type_at(dir, name).is_ok_and(|kind| kind == FileType::Symlink)
+    file_type_at(dir, name).is_ok_and(|kind| kind == SFlag::S_IFLNK)
 }
 
 /// The text of the link `name` in `dir` (`readlinkat`), if it is UTF-8.
 fn readlink_text(dir: BorrowedFd<'_>, name: &CString) -> Option<String> {
-    rustix::fs::readlinkat(dir, name.as_c_str(), Vec::new())
+    nix::fcntl::readlinkat(dir, name.as_c_str())
         .ok()
         .and_then(|text| text.into_string().ok())
 }
@@ -360,7 +361,7 @@ mod tests {
 
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
         assert!(is_read_only(&file));
-        if !rustix::process::geteuid().is_root() {
+        if !nix::unistd::geteuid().is_root() {
             assert!(matches!(
                 write_value(&root, IRQ, "1"),
                 Err(TuneError::WriteRefused { .. })
