@@ -3,8 +3,8 @@
 
 use rtlat_system::facts::format_cpu_mask;
 
-use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_phrase, system_path, unreadable};
+use crate::finding::{Finding, Severity};
 
 /// Runs the workqueue check (only with isolated CPUs).
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

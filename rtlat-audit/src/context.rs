@@ -5,9 +5,9 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::cmdline::KernelCmdline;
 use rtlat_system::facts::{CpuInfo, FactError, FactResultExt, Facts};
 
-use super::finding::{Finding, Severity};
-use super::guest::{self, Guest};
-use super::isolation::LineIsolation;
+use crate::finding::{Finding, Severity};
+use crate::guest::{self, Guest};
+use crate::isolation::LineIsolation;
 
 /// The command line audited.
 #[derive(Debug, Clone)]

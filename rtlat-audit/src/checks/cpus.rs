@@ -5,11 +5,9 @@
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::facts::FactResultExt;
 
-use crate::cli::audit::context::{
-    Cmdline, Context, and_list, cpus_phrase, or_none, system_path, unreadable,
-};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::isolation::RcuNocbs;
+use crate::context::{Cmdline, Context, and_list, cpus_phrase, or_none, system_path, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::isolation::RcuNocbs;
 
 /// Runs the CPU-set checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

@@ -2,8 +2,8 @@
 
 use rtlat_system::facts::FactResultExt;
 
-use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_phrase, system_path, unreadable};
+use crate::finding::{Finding, Severity};
 
 /// Runs the sysctl checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

@@ -4,9 +4,9 @@
 
 use rtlat_system::facts::{CpuTimes, FactResultExt};
 
-use crate::cli::audit::context::{Context, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::guest::Guest;
+use crate::context::{Context, system_path, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::guest::Guest;
 
 /// Clock ticks per second in `/proc/stat` (`USER_HZ`: 100 on every architecture Linux
 /// exports it for).

@@ -2,8 +2,8 @@
 
 use rtlat_system::facts::{FactResultExt, PreemptModel};
 
-use crate::cli::audit::context::{Context, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, system_path, unreadable};
+use crate::finding::{Finding, Severity};
 
 /// Runs the kernel checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

@@ -14,8 +14,8 @@ mod threads;
 mod virt;
 mod workqueue;
 
-use super::context::Context;
-use super::finding::Finding;
+use crate::context::Context;
+use crate::finding::Finding;
 
 /// Runs every check, in the order of the report: virtual machine, kernel, command line, CPU
 /// sets, frequency, idle states, interrupts, sysctls, memory, workqueues, threads.
@@ -39,7 +39,7 @@ pub fn run(ctx: &Context) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::audit::suggest::{Machine, suggest};
+    use crate::suggest::{Machine, suggest};
     use rtlat_linux::cpuset::CpuSet;
     use rtlat_system::facts::Facts;
 

@@ -4,8 +4,8 @@
 
 use rtlat_system::facts::format_cpu_mask;
 
-use crate::cli::audit::context::{Context, and_list, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, and_list, cpus_phrase, system_path, unreadable};
+use crate::finding::{Finding, Severity};
 
 /// The most IRQs listed as evidence in one finding.
 const MAX_LISTED: usize = 16;

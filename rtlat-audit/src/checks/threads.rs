@@ -5,8 +5,8 @@
 use rtlat_linux::thread::Policy;
 use rtlat_system::facts::ThreadInfo;
 
-use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_phrase, system_path, unreadable};
+use crate::finding::{Finding, Severity};
 
 /// The most threads listed as evidence in one finding.
 const MAX_LISTED: usize = 16;
