@@ -10,6 +10,7 @@ pub mod finding;
 pub mod guest;
 pub mod isolation;
 mod known_params;
+pub mod paths;
 pub mod report;
 pub mod root;
 pub mod selected;

@@ -2,8 +2,9 @@
 
 use rtlat_system::facts::{FactResultExt, PreemptModel};
 
-use crate::context::{Context, system_path, unreadable};
+use crate::context::{Context, unreadable};
 use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// Runs the kernel checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

@@ -97,7 +97,7 @@ mod tests {
     fn no_command_line_makes_a_check_or_the_suggestion_panic() {
         let root = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-system/tests/data/hp-t630"
+            "/../rtlat-system/tests/data/hp-t630"
         );
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let possible = CpuSet::parse("0-3").unwrap();

@@ -5,8 +5,9 @@
 use rtlat_linux::thread::Policy;
 use rtlat_system::facts::ThreadInfo;
 
-use crate::context::{Context, cpus_phrase, system_path, unreadable};
+use crate::context::{Context, cpus_phrase, unreadable};
 use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// The most threads listed as evidence in one finding.
 const MAX_LISTED: usize = 16;
