@@ -1041,3 +1041,42 @@ fn only_reports_the_ids_asked_for_and_accounts_for_each() {
         bad.stderr
     );
 }
+
+/// `threads.kernel_unbound`'s remedy moves the running threads with taskset whatever the line,
+/// and adds `nohz_full=` (what confines new kernel threads) only where the line lacks it.
+#[test]
+fn the_kernel_unbound_remedy_holds_with_nohz_full_and_with_isolcpus_alone() {
+    let root = linux_tree("hp-t630");
+    let remedy_of = |report: &Value| -> String {
+        one(report, "threads.kernel_unbound")["remedy"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // The running line has nohz_full=3 already.
+    let remedy = remedy_of(&audit(&["--root", &root, "--json"]).json());
+    assert!(
+        remedy.starts_with("move the running ones: taskset -pc 0-2 PID"),
+        "{remedy}"
+    );
+    assert!(
+        remedy.contains("nohz_full=3 is on the command line"),
+        "{remedy}"
+    );
+    assert!(
+        !remedy.contains("kthreadd first") && !remedy.contains("until nohz_full="),
+        "{remedy}"
+    );
+    // isolcpus= alone: nohz_full= is what keeps new kernel threads off the isolated CPU.
+    let line = TempFile::new("isolcpus-only", "isolcpus=managed_irq,domain,3\n");
+    let report = audit(&["--root", &root, "--cmdline", line.as_str(), "--json"]).json();
+    let remedy = remedy_of(&report);
+    assert!(
+        remedy.starts_with("move the running ones: taskset -pc 0-2 PID"),
+        "{remedy}"
+    );
+    assert!(
+        remedy.contains("until nohz_full=3 is on the kernel command line"),
+        "{remedy}"
+    );
+}

@@ -5,18 +5,8 @@
 //! Everything is read through a root path (`--root`, default `/`), so the same code audits
 //! the live system and trees captured from other machines. Nothing is written.
 
-mod checks;
-mod cmdline_file;
-mod context;
-mod finding;
-mod guest;
-mod isolation;
-mod known_params;
+mod json;
 mod options;
-mod report;
-mod selected;
-mod suggest;
-mod tsc_watchdog;
 
 use std::io::Write;
 use std::path::Path;
@@ -24,41 +14,15 @@ use std::process::ExitCode;
 
 use rtlat_system::facts::Facts;
 
-use context::Context;
+use rtlat_audit::error::io_error_text;
+use rtlat_audit::report::table;
+use rtlat_audit::{Context, Finding, Report, Summary, checks, cmdline_file, selected, suggest};
+
 use options::Options;
-use report::Report;
 
 fn usage_error(message: &str) -> ExitCode {
     errln!("rtlat audit: {message}");
     rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
-}
-
-/// Why `root` cannot be audited, if it cannot: it must be a directory holding `proc/` or
-/// `sys/`.
-fn check_root(root: &Path) -> Result<(), String> {
-    let shown = root.display();
-    match std::fs::metadata(root) {
-        Err(e) => Err(format!(
-            "--root {shown}: {}; give the directory that holds proc/ and sys/ (default /)",
-            error_text(&e)
-        )),
-        Ok(meta) if !meta.is_dir() => Err(format!(
-            "--root {shown}: not a directory; give the directory that holds proc/ and sys/ (default /)"
-        )),
-        Ok(_) if !root.join("proc").is_dir() && !root.join("sys").is_dir() => Err(format!(
-            "--root {shown}: holds neither proc/ nor sys/; give the root of a Linux system or of a tree captured from one"
-        )),
-        Ok(_) => Ok(()),
-    }
-}
-
-/// An I/O error without Rust's " (os error N)" suffix.
-fn error_text(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(cut) => text[..cut].to_owned(),
-        None => text,
-    }
 }
 
 /// `--cmdline FILE`: its name, its command line, and whether it is a GRUB configuration.
@@ -72,7 +36,7 @@ struct CmdlineFile {
 fn read_cmdline_file(path: &Path) -> Result<CmdlineFile, String> {
     let bytes = rtlat::input::read_bounded(path, rtlat::input::TEXT_FILE_MAX).map_err(|e| {
         let why = match e {
-            rtlat::input::InputError::Io(e) => error_text(&e),
+            rtlat::input::InputError::Io(e) => io_error_text(&e),
             e => e.to_string(),
         };
         format!(
@@ -113,8 +77,8 @@ pub fn main(args: &[String]) -> ExitCode {
     if options.help {
         return print(&options::usage());
     }
-    if let Err(message) = check_root(&options.root) {
-        return usage_error(&message);
+    if let Err(error) = rtlat_audit::check_root(&options.root) {
+        return usage_error(&error.to_string());
     }
     let file = match options
         .cmdline
@@ -134,7 +98,7 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
-fn audit(options: &Options, ctx: &Context, mut findings: Vec<finding::Finding>) -> ExitCode {
+fn audit(options: &Options, ctx: &Context, mut findings: Vec<Finding>) -> ExitCode {
     findings.extend(checks::run(ctx));
     if let Some(ids) = &options.only {
         findings = selected::only(findings, ids);
@@ -147,16 +111,12 @@ fn audit(options: &Options, ctx: &Context, mut findings: Vec<finding::Finding>) 
         findings: &findings,
     };
     let text = if options.json {
-        report::json::render(&report)
+        json::render(&report)
     } else {
-        report::table::render(
-            &report,
-            report::table::Style::for_stdout(),
-            report::table::width(),
-        )
+        table::render(&report, style_for_stdout(), width())
     };
     print(&text);
-    ExitCode::from(finding::Summary::of(&findings).exit_status())
+    ExitCode::from(Summary::of(&findings).exit_status())
 }
 
 fn suggest(
@@ -190,11 +150,27 @@ fn suggest(
     };
     match suggest::suggest(&line, &source, isolate, &machine) {
         Ok(suggestion) if options.json => {
-            let mut text = serde_json::to_string_pretty(&suggestion.json()).unwrap_or_default();
+            let mut text =
+                serde_json::to_string_pretty(&json::suggestion(&suggestion)).unwrap_or_default();
             text.push('\n');
             print(&text)
         }
         Ok(suggestion) => print(&suggestion.render()),
-        Err(message) => usage_error(&message),
+        Err(error) => usage_error(&error.to_string()),
     }
+}
+
+/// The report's colours: on a terminal, unless `NO_COLOR` is set.
+fn style_for_stdout() -> table::Style {
+    use std::io::IsTerminal;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    table::Style::new(std::io::stdout().is_terminal() && !no_color)
+}
+
+/// The width to wrap the report to: `COLUMNS` if set (at least 60), else 100.
+fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .map_or(100, |c| c.max(60))
 }

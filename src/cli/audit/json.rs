@@ -1,4 +1,4 @@
-//! The report for machines:
+//! `rtlat audit --json`: the report and the suggestion as the schema's JSON types. The report:
 //!
 //! ```json
 //! {
@@ -17,9 +17,8 @@
 //! there is nothing to do; `worst` is `null` without findings.
 
 use rtlat::formats::schema::audit as schema;
-
-use super::Report;
-use crate::cli::audit::finding::{Finding, Severity, Summary};
+use rtlat_audit::suggest::Suggestion;
+use rtlat_audit::{Finding, Report, Severity, Summary};
 
 /// One finding as JSON: `{ "id", "severity", "title", "evidence": [{ "source", "value" }], "remedy" }`.
 pub fn finding(finding: &Finding) -> schema::Finding {
@@ -65,6 +64,29 @@ pub fn render(report: &Report<'_>) -> String {
     let mut text = serde_json::to_string_pretty(&value(report)).unwrap_or_else(|_| "null".into());
     text.push('\n');
     text
+}
+
+/// The suggestion for machines.
+pub fn suggestion(suggestion: &Suggestion) -> schema::Suggestion {
+    schema::Suggestion {
+        isolate: suggestion.isolate.to_string(),
+        housekeeping: suggestion.housekeeping.to_string(),
+        source: suggestion.source.clone(),
+        cmdline: suggestion.line.to_string(),
+        grub_cmdline_linux_default: suggestion.grub_value.clone(),
+        grub_line: suggestion.grub_line(),
+        changes: suggestion
+            .changes
+            .iter()
+            .map(|c| schema::Change {
+                action: c.action.to_string(),
+                param: c.param.clone(),
+                reason: c.reason.clone(),
+            })
+            .collect(),
+        notes: suggestion.notes.clone(),
+        apply: suggestion.apply(),
+    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! `nosoftlockup`), the TSC and its watchdog (`tsc=`), `clocksource=`, `skew_tick=`.
 
 use super::Params;
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::tsc_watchdog::{TscWatchdog, tsc_watchdog};
+use crate::finding::{Finding, Severity};
+use crate::tsc_watchdog::{TscWatchdog, tsc_watchdog};
 
 impl Params<'_> {
     pub(super) fn nmi_watchdog(&self) -> Option<Finding> {

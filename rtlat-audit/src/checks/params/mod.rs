@@ -16,8 +16,8 @@ mod timers;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::cmdline::Param;
 
-use crate::cli::audit::context::{Cmdline, Context};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Cmdline, Context};
+use crate::finding::{Finding, Severity};
 
 /// Runs the per-parameter checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

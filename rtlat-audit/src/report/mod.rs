@@ -1,9 +1,8 @@
-//! The audit's report: a table for people ([`table`]) and JSON for machines ([`json`]).
+//! The audit's report: what it describes, and its text for people ([`table`]).
 
-pub mod json;
 pub mod table;
 
-use super::finding::Finding;
+use crate::finding::Finding;
 
 /// What a report describes besides its findings.
 #[derive(Debug, Clone)]

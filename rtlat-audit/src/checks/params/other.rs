@@ -2,7 +2,7 @@
 //! `selinux=`, `intel_pstate=`, `acpi_irq_nobalance`, `mitigations=`.
 
 use super::Params;
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 impl Params<'_> {
     pub(super) fn transparent_hugepage(&self) -> Option<Finding> {

@@ -2,8 +2,9 @@
 
 use rtlat_system::facts::FactResultExt;
 
-use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_phrase, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// Runs the sysctl checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

@@ -4,9 +4,9 @@
 
 use rtlat_system::cmdline::Param;
 
-use crate::cli::audit::context::{Cmdline, Context, and_list};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::known_params::{self, NameCheck};
+use crate::context::{Cmdline, Context, and_list};
+use crate::finding::{Finding, Severity};
+use crate::known_params::{self, NameCheck};
 
 /// Runs the whole-line checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

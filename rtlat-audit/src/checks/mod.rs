@@ -14,8 +14,8 @@ mod threads;
 mod virt;
 mod workqueue;
 
-use super::context::Context;
-use super::finding::Finding;
+use crate::context::Context;
+use crate::finding::Finding;
 
 /// Runs every check, in the order of the report: virtual machine, kernel, command line, CPU
 /// sets, frequency, idle states, interrupts, sysctls, memory, workqueues, threads.
@@ -39,7 +39,7 @@ pub fn run(ctx: &Context) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::audit::suggest::{Machine, suggest};
+    use crate::suggest::{Machine, suggest};
     use rtlat_linux::cpuset::CpuSet;
     use rtlat_system::facts::Facts;
 
@@ -97,7 +97,7 @@ mod tests {
     fn no_command_line_makes_a_check_or_the_suggestion_panic() {
         let root = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/rtlat-system/tests/data/hp-t630"
+            "/../rtlat-system/tests/data/hp-t630"
         );
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let possible = CpuSet::parse("0-3").unwrap();

@@ -3,8 +3,9 @@
 
 use rtlat_system::facts::format_cpu_mask;
 
-use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_phrase, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// Runs the workqueue check (only with isolated CPUs).
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

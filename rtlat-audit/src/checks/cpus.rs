@@ -5,11 +5,10 @@
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::facts::FactResultExt;
 
-use crate::cli::audit::context::{
-    Cmdline, Context, and_list, cpus_phrase, or_none, system_path, unreadable,
-};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::isolation::RcuNocbs;
+use crate::context::{Cmdline, Context, and_list, cpus_phrase, or_none, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::isolation::RcuNocbs;
+use crate::paths::system_path;
 
 /// Runs the CPU-set checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

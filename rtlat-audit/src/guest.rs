@@ -5,7 +5,7 @@
 
 use rtlat_system::facts::{CpuInfo, FactResultExt, Facts};
 
-use super::context::system_path;
+use crate::paths::system_path;
 
 /// A virtual machine, as the guest sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,10 +3,11 @@
 //! (the point of isolating), and other user threads whose affinity reaches them.
 
 use rtlat_linux::thread::Policy;
-use rtlat_system::facts::ThreadInfo;
+use rtlat_system::facts::{ThreadInfo, format_cpu_mask};
 
-use crate::cli::audit::context::{Context, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_phrase, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// The most threads listed as evidence in one finding.
 const MAX_LISTED: usize = 16;
@@ -77,6 +78,45 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// What moves unbound kernel threads off the isolated CPUs. A running thread is moved with
+/// `taskset`, whatever the command line (not `kthreadd` first: a new kernel thread does not
+/// keep kthreadd's CPUs, `kthread()` resets it to the housekeeping CPUs of
+/// `HK_TYPE_KTHREAD`). Those CPUs are the housekeeping ones only with `nohz_full=` on the
+/// command line (`isolcpus=` without it leaves them every CPU), so the remedy adds
+/// `nohz_full=` only where the line lacks it. Unbound workqueue workers (`kworker/u*`) refuse
+/// `taskset` (`PF_NO_SETAFFINITY`) and follow the workqueue cpumask; threaded interrupt
+/// handlers (`irq/*`) follow their interrupt's affinity.
+fn kernel_unbound_remedy(ctx: &Context, threads: &[&ThreadInfo]) -> String {
+    let housekeeping = ctx.housekeeping_list();
+    let isolated = &ctx.isolated;
+    let nohz_full = ctx
+        .cmdline
+        .as_ref()
+        .and_then(|c| c.isolation.nohz_full_cpus())
+        .filter(|cpus| isolated.is_subset(cpus));
+    let mut remedy = format!("move the running ones: taskset -pc {housekeeping} PID");
+    if threads.iter().any(|t| t.name().starts_with("kworker/u")) {
+        let mask = format_cpu_mask(&ctx.housekeeping().unwrap_or_default());
+        remedy.push_str(&format!(
+            "; kworker/u* threads refuse taskset: echo {mask} > /sys/devices/virtual/workqueue/cpumask"
+        ));
+    }
+    if threads.iter().any(|t| t.name().starts_with("irq/")) {
+        remedy.push_str(&format!(
+            "; irq/N-* threads follow their interrupt: echo {housekeeping} > /proc/irq/N/smp_affinity_list"
+        ));
+    }
+    match nohz_full {
+        Some(cpus) => remedy.push_str(&format!(
+            "; new kernel threads already start on the housekeeping CPUs (nohz_full={cpus} is on the command line)"
+        )),
+        None => remedy.push_str(&format!(
+            "; new kernel threads may start on the isolated CPUs until nohz_full={isolated} is on the kernel command line (isolcpus= alone does not keep them off)"
+        )),
+    }
+    remedy
+}
+
 /// Runs the thread checks (nothing to check without isolated CPUs).
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
     let isolated = &ctx.isolated;
@@ -140,13 +180,15 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
                 Severity::Warn,
                 format!(
                     "{} may run on the isolated {on}: {}",
-                    plural(kernel_unbound.len(), "kernel thread that is not per-CPU", "kernel threads that are not per-CPU"),
+                    plural(
+                        kernel_unbound.len(),
+                        "kernel thread that is not per-CPU",
+                        "kernel threads that are not per-CPU"
+                    ),
                     names(&kernel_unbound)
                 ),
             )
-            .remedy(format!(
-                "nohz_full= keeps unbound kernel threads on the housekeeping CPUs from boot; for running ones: taskset -pc {housekeeping} PID (kthreadd first: new kernel threads inherit its CPUs)"
-            )),
+            .remedy(kernel_unbound_remedy(ctx, &kernel_unbound)),
             &kernel_unbound,
         ));
     }

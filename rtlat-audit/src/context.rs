@@ -5,9 +5,10 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::cmdline::KernelCmdline;
 use rtlat_system::facts::{CpuInfo, FactError, FactResultExt, Facts};
 
-use super::finding::{Finding, Severity};
-use super::guest::{self, Guest};
-use super::isolation::LineIsolation;
+use crate::finding::{Finding, Severity};
+use crate::guest::{self, Guest};
+use crate::isolation::LineIsolation;
+use crate::paths::system_path;
 
 /// The command line audited.
 #[derive(Debug, Clone)]
@@ -44,11 +45,6 @@ pub struct Context {
     pub cpuinfo: Option<CpuInfo>,
     /// The virtual machine this is, if it is one.
     pub guest: Option<Guest>,
-}
-
-/// The system path of `relative` (for evidence: `/proc/cmdline`, not the root-joined path).
-pub fn system_path(relative: &str) -> String {
-    format!("/{}", relative.trim_start_matches('/'))
 }
 
 /// The finding for a fact that could not be read: `info` when the file is absent (the kernel

@@ -2,7 +2,7 @@
 //! asks for the checks its board profile names ([`rtlat_arm64::BoardProfile::audit_checks`])
 //! this way, as `rtlat-tools audit --only IDS --json`, and reports them beside the run.
 
-use super::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 /// The title of the finding that stands for an id no check reported.
 pub const NOTHING_TO_JUDGE: &str =

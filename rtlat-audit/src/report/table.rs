@@ -1,29 +1,24 @@
 //! The report for people: one block per finding (severity, id, what was found, evidence,
-//! remedy), wrapped to the terminal's width, severities in colour only on a terminal.
+//! remedy), wrapped to a width, severities in colour when asked.
 
 use std::fmt::Write as _;
 
 use super::Report;
-use crate::cli::audit::finding::{Severity, Summary};
+use crate::finding::{Severity, Summary};
 
-/// ANSI colours, used only when stdout is a terminal and `NO_COLOR` is unset.
+/// ANSI colours for the severities, or none.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
     colour: bool,
 }
 
 impl Style {
-    /// Colour on a terminal (unless `NO_COLOR` is set), plain otherwise.
-    pub fn for_stdout() -> Style {
-        use std::io::IsTerminal;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Style {
-            colour: std::io::stdout().is_terminal() && !no_color,
-        }
+    /// In colour if `colour` (`rtlat audit` colours only a terminal, and not with `NO_COLOR`).
+    pub const fn new(colour: bool) -> Style {
+        Style { colour }
     }
 
     /// No colour.
-    #[cfg(test)]
     pub const fn plain() -> Style {
         Style { colour: false }
     }
@@ -49,14 +44,6 @@ impl Style {
     fn bold(self, text: &str) -> String {
         self.paint("1", text)
     }
-}
-
-/// The width to wrap to: `COLUMNS` if set (at least 60), else 100.
-pub fn width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .map_or(100, |c| c.max(60))
 }
 
 /// `text` wrapped at word boundaries to `width` columns; the first line follows `first`
@@ -148,7 +135,7 @@ pub fn render(report: &Report<'_>, style: Style, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::audit::finding::Finding;
+    use crate::finding::Finding;
 
     #[test]
     fn blocks_wrap_and_colour_only_when_asked() {

@@ -4,7 +4,7 @@
 use rtlat_system::facts::FactResultExt;
 
 use super::Params;
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 impl Params<'_> {
     /// What C1 costs on leaving it: about a microsecond on bare metal; in a virtual machine it

@@ -2,8 +2,9 @@
 
 use rtlat_system::facts::{FactResultExt, PreemptModel};
 
-use crate::cli::audit::context::{Context, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// Runs the kernel checks.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {

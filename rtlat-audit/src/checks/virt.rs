@@ -4,9 +4,10 @@
 
 use rtlat_system::facts::{CpuTimes, FactResultExt};
 
-use crate::cli::audit::context::{Context, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::guest::Guest;
+use crate::context::{Context, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::guest::Guest;
+use crate::paths::system_path;
 
 /// Clock ticks per second in `/proc/stat` (`USER_HZ`: 100 on every architecture Linux
 /// exports it for).

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::facts::CpuFreqPolicy;
 
-use crate::cli::audit::context::{Context, cpus_verb, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
+use crate::context::{Context, cpus_verb, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::paths::system_path;
 
 /// A frequency for people: `2000 MHz`, or `1833333 kHz` when not a whole number of MHz.
 fn mhz(khz: u64) -> String {

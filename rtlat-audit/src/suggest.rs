@@ -26,12 +26,12 @@
 //! one in force is kept, at the first one's place), and `nohz=off` (which defeats
 //! `nohz_full=`). Everything else, `root=` included, stays as it is.
 
-use rtlat::formats::schema::audit as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::cmdline::{KernelCmdline, Param, normalize_name};
 
-use super::context::cpus_phrase;
-use super::known_params::{self, NameCheck};
+use crate::context::cpus_phrase;
+use crate::error::SuggestError;
+use crate::known_params::{self, NameCheck};
 
 /// What was changed on the line, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,39 +107,32 @@ pub struct Machine<'a> {
     pub from_grub: bool,
 }
 
-/// Builds the suggestion for `line` (from `source`) isolating `isolate` on `machine`. The
-/// error is one line (exit status 2).
+/// Builds the suggestion for `line` (from `source`) isolating `isolate` on `machine`.
 pub fn suggest(
     line: &KernelCmdline,
     source: &str,
     isolate: &CpuSet,
     machine: &Machine<'_>,
-) -> Result<Suggestion, String> {
+) -> Result<Suggestion, SuggestError> {
     let possible = machine.possible;
     let online = machine.online;
     let missing = isolate.difference(possible);
     if !missing.is_empty() {
-        return Err(format!(
-            "--isolate {isolate}: {} not on this machine, whose CPUs are {possible} (/sys/devices/system/cpu/possible)",
-            if missing.len() == 1 {
-                format!("CPU {missing} is")
-            } else {
-                format!("CPUs {missing} are")
-            }
-        ));
+        return Err(SuggestError::NotOnMachine {
+            isolate: isolate.clone(),
+            missing,
+            possible: possible.clone(),
+        });
     }
     let online = online.unwrap_or(possible);
     if online.difference(isolate).is_empty() {
         let mut keep = online.intersection(isolate);
         keep.remove(0);
-        let hint = if keep.is_empty() {
-            "a machine with one CPU cannot isolate one".to_owned()
-        } else {
-            format!("keep at least one CPU out of --isolate, e.g. --isolate {keep}")
-        };
-        return Err(format!(
-            "--isolate {isolate} leaves no housekeeping CPU (online CPUs: {online}): {hint}"
-        ));
+        return Err(SuggestError::NoHousekeeping {
+            isolate: isolate.clone(),
+            online: online.clone(),
+            keep,
+        });
     }
     let housekeeping = possible.difference(isolate);
     let mut notes = Vec::new();
@@ -395,29 +388,6 @@ impl Suggestion {
         out.push_str(&format!("  3. {}\n", apply[4]));
         out
     }
-
-    /// The suggestion for machines.
-    pub fn json(&self) -> schema::Suggestion {
-        schema::Suggestion {
-            isolate: self.isolate.to_string(),
-            housekeeping: self.housekeeping.to_string(),
-            source: self.source.clone(),
-            cmdline: self.line.to_string(),
-            grub_cmdline_linux_default: self.grub_value.clone(),
-            grub_line: self.grub_line(),
-            changes: self
-                .changes
-                .iter()
-                .map(|c| schema::Change {
-                    action: c.action.to_string(),
-                    param: c.param.clone(),
-                    reason: c.reason.clone(),
-                })
-                .collect(),
-            notes: self.notes.clone(),
-            apply: self.apply(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -441,6 +411,7 @@ mod tests {
             &cpus(isolate),
             &machine,
         )
+        .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -530,7 +501,7 @@ mod tests {
             "{}",
             s.grub_line()
         );
-        let reread = crate::cli::audit::cmdline_file::command_line(&s.grub_line());
+        let reread = crate::cmdline_file::command_line(&s.grub_line());
         assert_eq!(KernelCmdline::parse(&reread).params(), s.line.params());
     }
 }

@@ -5,9 +5,9 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::cmdline::Isolcpus;
 
 use super::Params;
-use crate::cli::audit::context::{cpus_phrase, cpus_verb};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::isolation::RcuNocbs;
+use crate::context::{cpus_phrase, cpus_verb};
+use crate::finding::{Finding, Severity};
+use crate::isolation::RcuNocbs;
 
 impl Params<'_> {
     pub(super) fn isolcpus(&self) -> Option<Finding> {

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::facts::{FactResultExt, IdleState};
 
-use crate::cli::audit::context::{Context, and_list, cpus_phrase, system_path, unreadable};
-use crate::cli::audit::finding::{Finding, Severity};
-use crate::cli::audit::guest::Guest;
+use crate::context::{Context, and_list, cpus_phrase, unreadable};
+use crate::finding::{Finding, Severity};
+use crate::guest::Guest;
+use crate::paths::system_path;
 
 /// Idle states that take longer than this to leave (µs) are "deep": C1 takes about 1 µs and
 /// C1E about 10; C3 and deeper take tens to hundreds.
