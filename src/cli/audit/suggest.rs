@@ -26,7 +26,7 @@
 //! one in force is kept, at the first one's place), and `nohz=off` (which defeats
 //! `nohz_full=`). Everything else, `root=` included, stays as it is.
 
-use rtlat::formats::schema::audit as schema;
+use rtlat_formats::schema::audit as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::cmdline::{KernelCmdline, Param, normalize_name};
 

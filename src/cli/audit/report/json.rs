@@ -16,7 +16,7 @@
 //! `cmdline.source` is `null` when no command line could be read; `remedy` is `null` when
 //! there is nothing to do; `worst` is `null` without findings.
 
-use rtlat::formats::schema::audit as schema;
+use rtlat_formats::schema::audit as schema;
 
 use super::Report;
 use crate::cli::audit::finding::{Finding, Severity, Summary};
