@@ -1,6 +1,5 @@
-//! rtlat's library side: what the CLI, the fuzz targets and other tools share, above all the
-//! readers of the result formats of rtlat and the tools it stands beside (cyclictest,
-//! jitterdebugger, Xenomai `latency`).
+//! rtlat's library side: what the CLI, the fuzz targets and other tools share (the readers of
+//! result files are the `rtlat-formats` crate).
 
 #![deny(missing_docs)]
 
@@ -15,8 +14,6 @@ pub mod allocations;
 pub mod args;
 pub mod atomic_file;
 pub mod exit_status;
-pub mod formats;
-pub mod input;
 pub mod options;
 pub mod output;
 #[cfg(feature = "plot")]

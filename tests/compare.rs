@@ -359,8 +359,8 @@ fn a_wide_cyclictest_histogram_is_streamed_with_its_rows_read() {
          # Thread 0:\n# Thread 1:\n",
     );
     std::fs::write(dir.join("wide.txt"), &text).unwrap();
-    let from_file = rtlat::formats::read_file(&dir.join("wide.txt")).unwrap();
-    let from_text = rtlat::formats::parse(&text).unwrap();
+    let from_file = rtlat_formats::read_file(&dir.join("wide.txt")).unwrap();
+    let from_text = rtlat_formats::parse(&text).unwrap();
     assert_eq!(from_file.series, from_text.series);
     assert_eq!(from_file.series.len(), 2);
     assert_eq!(from_file.series[0].max, Some(199_998_000));

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use rtlat::formats::{
-    self, Format, FormatError, Percentile, Resolution, Run, Series, cyclictest_hist,
-    cyclictest_json, jitterdebugger, rtlat_json, xenomai_gnuplot, xenomai_latency,
+use rtlat_formats::{
+    Format, FormatError, Percentile, Resolution, Run, Series, cyclictest_hist, cyclictest_json,
+    jitterdebugger, rtlat_json, xenomai_gnuplot, xenomai_latency,
 };
 
 fn path(name: &str) -> PathBuf {
@@ -45,12 +45,12 @@ const FIXTURES: [(&str, Format); 10] = [
 fn every_fixture_is_detected_from_its_content() {
     for (name, format) in FIXTURES {
         let t = text(name);
-        assert_eq!(formats::detect(&t), Ok(format), "{name}");
-        let run = formats::parse(&t).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(rtlat_formats::detect(&t), Ok(format), "{name}");
+        let run = rtlat_formats::parse(&t).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(run.format, format, "{name}");
         assert!(!run.series.is_empty(), "{name}");
         // The same through the file reader, which records the file name.
-        let run = formats::read_file(&path(name)).unwrap();
+        let run = rtlat_formats::read_file(&path(name)).unwrap();
         assert!(run.file.as_deref().unwrap().ends_with(name));
     }
 }
@@ -293,7 +293,7 @@ fn histofall_total_column_is_recognised_and_skipped() {
          # Histogram Overflows: 00000 00001 00001\n# Histogram Overflow at cycle number:\n\
          # Thread 0:\n# Thread 1: 00004\n",
     );
-    let run = formats::parse(&out).unwrap();
+    let run = rtlat_formats::parse(&out).unwrap();
     assert_eq!(run.format, Format::CyclictestHist);
     assert_eq!(run.series.len(), 2);
     assert_eq!(run.series[1].cycles, Some(10));
@@ -313,7 +313,7 @@ fn rtlat_early_wakeups_move_to_the_underflow() {
                 # Histogram Overflows: 00003\n# Histogram Overflow at cycle number:\n\
                 # Thread 0: 00001 00002 00003\n# rtlat Overruns: 00004\n\
                 # rtlat Early wake-ups (counted in the overflows): 00002\n";
-    let run = formats::parse(text).unwrap();
+    let run = rtlat_formats::parse(text).unwrap();
     let t = &run.series[0];
     let h = t.histogram.as_ref().unwrap();
     assert_eq!((h.underflow(), h.overflow(), h.count()), (2, 1, 10));
@@ -328,7 +328,7 @@ fn xenomai_catch_all_cell_becomes_overflow() {
                 HSD|    avg|   1 -  2 |       90\n\
                 HSD|    avg| 999 -1000 |       10\n\
                 RTS|      1.000|      2.000|   5000.000|       1|     0|    00:00:01/00:00:01\n";
-    let run = formats::parse(text).unwrap();
+    let run = rtlat_formats::parse(text).unwrap();
     let t = &run.series[0];
     let h = t.histogram.as_ref().unwrap();
     assert_eq!(
@@ -344,7 +344,7 @@ fn xenomai_output_without_summary_line() {
     let text = "RTT|  00:00:01  (periodic user-mode task, 100 us period, priority 99)\n\
                 RTD|     -1.250|      2.000|     10.500|       0|     0|     -1.250|     10.500\n\
                 RTD|      0.750|      2.500|     12.000|       3|     1|     -1.250|     12.000\n";
-    let run = formats::parse(text).unwrap();
+    let run = rtlat_formats::parse(text).unwrap();
     let t = &run.series[0];
     assert_eq!((t.min, t.max, t.avg), (Some(-1_250), Some(12_000), None));
     assert_eq!(t.overruns, Some(3));
@@ -357,7 +357,7 @@ fn xenomai_output_without_summary_line() {
 }
 
 fn expect_err(text: &str) -> FormatError {
-    match formats::parse(text) {
+    match rtlat_formats::parse(text) {
         Ok(run) => panic!("parsed: {run:?}"),
         Err(e) => e,
     }
@@ -472,7 +472,7 @@ fn text_errors_name_the_line() {
 
 #[test]
 fn runs_know_their_worst_case() {
-    let run: Run = formats::parse(&text("cyclictest-h400-2thr.txt")).unwrap();
+    let run: Run = rtlat_formats::parse(&text("cyclictest-h400-2thr.txt")).unwrap();
     assert_eq!(run.worst_case(), Some(467_000));
 }
 
@@ -482,13 +482,16 @@ fn runs_know_their_worst_case() {
 fn byte_order_marks_are_skipped_once() {
     let x = text("xenomai-latency-hs.txt");
     let one = format!("\u{feff}{x}");
-    assert_eq!(formats::detect(&one), Ok(Format::XenomaiLatency));
-    assert_eq!(formats::parse(&one).unwrap().format, Format::XenomaiLatency);
+    assert_eq!(rtlat_formats::detect(&one), Ok(Format::XenomaiLatency));
+    assert_eq!(
+        rtlat_formats::parse(&one).unwrap().format,
+        Format::XenomaiLatency
+    );
     let two = format!("\u{feff}\u{feff}{x}");
-    let detected = formats::detect(&two);
+    let detected = rtlat_formats::detect(&two);
     assert_eq!(
         detected.clone().err().map(|_| ()),
-        formats::parse(&two).err().map(|_| ())
+        rtlat_formats::parse(&two).err().map(|_| ())
     );
     assert!(detected.is_err());
 }

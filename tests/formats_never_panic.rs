@@ -7,8 +7,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
-use rtlat::formats::{
-    self, Format, cyclictest_hist, cyclictest_json, jitterdebugger, rtlat_json, xenomai_gnuplot,
+use rtlat_formats::{
+    Format, cyclictest_hist, cyclictest_json, jitterdebugger, rtlat_json, xenomai_gnuplot,
     xenomai_latency,
 };
 
@@ -141,8 +141,8 @@ fn fixtures() -> Vec<String> {
 /// Every reader on `text`; a panic fails the test with the input.
 fn check(text: &str) {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let detected = formats::detect(text);
-        if let Ok(run) = formats::parse(text) {
+        let detected = rtlat_formats::detect(text);
+        if let Ok(run) = rtlat_formats::parse(text) {
             // Detection and parsing see the same text.
             assert_eq!(detected, Ok(run.format));
         }
@@ -154,7 +154,7 @@ fn check(text: &str) {
         let _ = xenomai_gnuplot::parse(text);
         // Whatever parses must also answer every question without panicking.
         for format in Format::ALL {
-            if let Ok(run) = formats::parse_as(format, text) {
+            if let Ok(run) = rtlat_formats::parse_as(format, text) {
                 let _ = run.worst_case();
                 for s in &run.series {
                     for p in [0.0, 50.0, 99.0, 99.9, 100.0] {

@@ -2,8 +2,8 @@
 // answer must be answered without panicking, and a percentile in a bucket lies in it.
 
 #[allow(dead_code)]
-fn check_run(run: &rtlat::formats::Run) {
-    use rtlat::formats::Percentile;
+fn check_run(run: &rtlat_formats::Run) {
+    use rtlat_formats::Percentile;
     let _ = run.worst_case();
     for s in &run.series {
         let mut previous: Option<i64> = None;

@@ -1,4 +1,4 @@
-//! Format detection and the reader it picks (`rtlat::formats::parse`) on any text: a run or
+//! Format detection and the reader it picks (`rtlat_formats::parse`) on any text: a run or
 //! a typed error, never a panic; the detected format is the one the run reports, and its
 //! error message is printable.
 #![no_main]
@@ -11,8 +11,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let detected = rtlat::formats::detect(text);
-    match rtlat::formats::parse(text) {
+    let detected = rtlat_formats::detect(text);
+    match rtlat_formats::parse(text) {
         Ok(run) => {
             assert_eq!(detected, Ok(run.format));
             check_run(&run);

@@ -1,4 +1,4 @@
-//! The reader of Xenomai latency output (`rtlat::formats::xenomai_latency::parse`) on any text: a run or a typed
+//! The reader of Xenomai latency output (`rtlat_formats::xenomai_latency::parse`) on any text: a run or a typed
 //! error, never a panic; a parsed run answers every question (percentiles inside their
 //! bucket, histogram counts conserved, buckets in order).
 #![no_main]
@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(run) = rtlat::formats::xenomai_latency::parse(text) {
+    if let Ok(run) = rtlat_formats::xenomai_latency::parse(text) {
         check_run(&run);
     }
 });

@@ -4,7 +4,7 @@
 //! log-linear buckets far out in the tail, Xenomai's with a large `-B`) keeps its own width
 //! and count: a count is never spread thinner than one sample.
 
-use crate::formats::Histogram;
+use rtlat_formats::Histogram;
 
 /// One step of a curve: `count` samples in `[from_ns, to_ns)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,7 +108,7 @@ pub fn outlines(steps: &[Step], floor: f64) -> Vec<Vec<(f64, f64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{Bucket, Resolution};
+    use rtlat_formats::{Bucket, Resolution};
 
     fn histogram(buckets: &[(i64, i64, u64)]) -> Histogram {
         let buckets = buckets

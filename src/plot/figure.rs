@@ -2,8 +2,8 @@
 //! text, colour, pattern, steps, maximum, time series and explained spikes) and the ranges of
 //! the axes.
 
-use crate::formats::Series;
-use crate::formats::model::SpikeRecord;
+use rtlat_formats::Series;
+use rtlat_formats::schema::explain::SpikeRecord;
 
 use super::curve::{self, Step};
 use super::input::Input;
@@ -392,7 +392,7 @@ mod tests {
 
     #[test]
     fn a_spike_label_is_its_first_cause_s_evidence() {
-        use crate::formats::model::CauseRecord;
+        use rtlat_formats::schema::explain::CauseRecord;
         let mut spike = SpikeRecord {
             cycle: None,
             latency: 1,

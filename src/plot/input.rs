@@ -1,9 +1,9 @@
-//! The result files to plot: each read by [`crate::formats`], with its time series and the
+//! The result files to plot: each read by [`rtlat_formats`], with its time series and the
 //! name its legend entries carry.
 
 use std::path::Path;
 
-use crate::formats::{self, Format, Run};
+use rtlat_formats::{Format, Run};
 
 use super::time_series::{self, Timeline};
 
@@ -48,12 +48,15 @@ pub fn load(files: &[String]) -> Result<Vec<Input>, Vec<String>> {
 }
 
 fn load_one(file: &str) -> Result<Input, String> {
-    let run = formats::read_file(Path::new(file)).map_err(|e| e.to_string())?;
+    let run = rtlat_formats::read_file(Path::new(file)).map_err(|e| e.to_string())?;
     let timelines = match run.format {
         Format::RtlatJson => {
             // The readers do not model rtlat's per-second entries: read them here.
-            let bytes = crate::input::read_bounded(Path::new(file), crate::input::RESULT_FILE_MAX)
-                .map_err(|e| e.to_string())?;
+            let bytes = rtlat_formats::input::read_bounded(
+                Path::new(file),
+                rtlat_formats::input::RESULT_FILE_MAX,
+            )
+            .map_err(|e| e.to_string())?;
             let text = String::from_utf8_lossy(&bytes);
             time_series::timelines(&run, &text)?
         }

@@ -5,7 +5,7 @@
 //! image with each second's maximum over time (and, for `rtlat run --explain` files, each
 //! explained spike marked on it, the largest labelled with its likely cause).
 //!
-//! The files are read by [`crate::formats`] (format detected from the content); the figure
+//! The files are read by [`rtlat_formats`] (format detected from the content); the figure
 //! is built independently of the output (`figure`), then drawn with plotters (`draw`) on
 //! its SVG backend (text stays text: no font needed) or on a bitmap whose text is drawn with a
 //! font found on the machine (`font`, `raster`). The image is written by [`crate::output`]:

@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 use super::input::Input;
 use super::time_series::{self, MAX_TIME_S, MIN_PERIOD_S};
 use super::{figure, svg};
-use crate::formats;
 
 const BEFORE: &str = include_str!("../../tests/data/plot/rtlat-before.json");
 
@@ -74,7 +73,7 @@ proptest! {
         let mut doc: Value = serde_json::from_str(BEFORE).unwrap();
         doc["thread"]["1"]["rtlat"]["seconds"] = block;
         let text = serde_json::to_string(&doc).unwrap();
-        let run = formats::parse(&text).unwrap();
+        let run = rtlat_formats::parse(&text).unwrap();
         let timelines = match time_series::timelines(&run, &text) {
             Ok(timelines) => timelines,
             Err(e) => {

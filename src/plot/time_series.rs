@@ -1,10 +1,10 @@
 //! The per-second maximum latency of each thread, where a file has it: rtlat's JSON
 //! (`thread.N.rtlat.seconds`, read here from the file itself) and Xenomai `latency` output
-//! (one `RTD|` line a second, read by [`crate::formats`]).
+//! (one `RTD|` line a second, read by [`rtlat_formats`]).
 
-use crate::formats::schema::Field;
-use crate::formats::schema::cyclictest::{Document, Thread};
-use crate::formats::{Format, Run};
+use rtlat_formats::schema::Field;
+use rtlat_formats::schema::cyclictest::{Document, Thread};
+use rtlat_formats::{Format, Run};
 use serde_json::{Number, Value};
 
 /// The longest a run can last, seconds (`rtlat run -D`'s limit, about 136 years): every

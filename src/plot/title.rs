@@ -1,7 +1,7 @@
 //! The plot's title: a heading with the host and kernel (or the files' names), then one line
 //! per file with the run's settings as the file states them.
 
-use crate::formats::{Format, Run};
+use rtlat_formats::{Format, Run};
 
 use super::input::Input;
 
@@ -129,7 +129,7 @@ fn samples(run: &Run) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::Series;
+    use rtlat_formats::Series;
 
     fn input(name: &str, host: Option<&str>, cycles: &[u64]) -> Input {
         let mut run = Run::new(Format::CyclictestJson);

@@ -16,9 +16,9 @@
 //! `cmdline.source` is `null` when no command line could be read; `remedy` is `null` when
 //! there is nothing to do; `worst` is `null` without findings.
 
-use rtlat::formats::schema::audit as schema;
 use rtlat_audit::suggest::Suggestion;
 use rtlat_audit::{Finding, Report, Severity, Summary};
+use rtlat_formats::schema::audit as schema;
 
 /// One finding as JSON: `{ "id", "severity", "title", "evidence": [{ "source", "value" }], "remedy" }`.
 pub fn finding(finding: &Finding) -> schema::Finding {

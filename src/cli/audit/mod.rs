@@ -34,9 +34,9 @@ struct CmdlineFile {
 
 /// Reads `--cmdline FILE`.
 fn read_cmdline_file(path: &Path) -> Result<CmdlineFile, String> {
-    let bytes = rtlat::input::read_bounded(path, rtlat::input::TEXT_FILE_MAX).map_err(|e| {
+    let bytes = rtlat_formats::input::read_bounded(path, rtlat_formats::input::TEXT_FILE_MAX).map_err(|e| {
         let why = match e {
-            rtlat::input::InputError::Io(e) => io_error_text(&e),
+            rtlat_formats::input::InputError::Io(e) => io_error_text(&e),
             e => e.to_string(),
         };
         format!(

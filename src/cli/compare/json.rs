@@ -1,10 +1,9 @@
 //! `rtlat compare --json`: the same comparison as the table, values in ns
-//! ([`rtlat::formats::schema::compare`]).
+//! ([`rtlat_formats::schema::compare`]).
 
-use rtlat::formats::model::{ExplainRecord, SpikeRecord};
-use rtlat::formats::schema::Entries;
-use rtlat::formats::schema::compare::{self as schema, Document, Latency};
-use rtlat::formats::{Percentile, Run};
+use rtlat_formats::schema::Entries;
+use rtlat_formats::schema::compare::{self as schema, Document, Latency};
+use rtlat_formats::{Percentile, Run};
 
 use super::report::{Cell, Comparison, Value, file_name};
 use super::spikes::explained;
@@ -51,43 +50,10 @@ fn file(run: &Run) -> schema::File {
             .filter(|s| explained(s))
             .map(|s| schema::Explained {
                 series: s.label.clone(),
-                explain: s.explain.as_ref().map(explain),
-                spikes: s.spikes.iter().map(spike).collect(),
+                explain: s.explain.clone(),
+                spikes: s.spikes.clone(),
             })
             .collect(),
-    }
-}
-
-fn explain(e: &ExplainRecord) -> schema::Explain {
-    schema::Explain {
-        threshold_ns: e.threshold_ns,
-        threshold_from: e.threshold_from.clone(),
-        above_threshold: e.above_threshold,
-        left_off: e.left_off,
-        unseen: e.unseen,
-        sampler_period_ns: e.sampler_period_ns,
-        sampler_cpus: e.sampler_cpus.clone(),
-        tracer: e.tracer.clone(),
-    }
-}
-
-fn spike(s: &SpikeRecord) -> schema::Spike {
-    schema::Spike {
-        cycle: s.cycle,
-        latency_ns: s.latency,
-        t_s: s.t,
-        cpu: s.cpu,
-        max: s.max,
-        causes: s.causes.as_ref().map(|list| {
-            list.iter()
-                .map(|c| schema::Cause {
-                    text: c.text.clone(),
-                    audit: c.audit.clone(),
-                    score: c.score,
-                })
-                .collect()
-        }),
-        unexplained: s.unexplained.clone(),
     }
 }
 

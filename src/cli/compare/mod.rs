@@ -1,7 +1,7 @@
 //! `rtlat compare A B [C …] [--json]`: latency results of rtlat, cyclictest, jitterdebugger
 //! and Xenomai `latency` side by side, per thread or CPU, each file against the first.
 //!
-//! Formats are detected from the content (see [`rtlat::formats`]); a file that is missing,
+//! Formats are detected from the content (see [`rtlat_formats`]); a file that is missing,
 //! unreadable or not a result ends the command with status 2 and one line naming the file and
 //! what was wrong.
 
@@ -13,8 +13,8 @@ mod table;
 use std::path::Path;
 use std::process::ExitCode;
 
+use rtlat::exit_status;
 use rtlat::options::{self, CliError, Grammar, Spec, UsageError};
-use rtlat::{exit_status, formats};
 
 /// `rtlat compare --help`: the options part written from [`SPECS`].
 fn usage() -> String {
@@ -110,7 +110,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let mut runs = Vec::with_capacity(files.len());
     let mut failed = false;
     for file in &files {
-        match formats::read_file(Path::new(file)) {
+        match rtlat_formats::read_file(Path::new(file)) {
             Ok(run) => runs.push(run),
             Err(e) => {
                 errln!("rtlat compare: {file}: {e}");

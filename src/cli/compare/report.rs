@@ -1,7 +1,7 @@
 //! The comparison itself: series aligned across files, one cell per metric and file, each
 //! with its change against the first file, and a worst-case verdict per file.
 
-use rtlat::formats::{Format, Percentile, Run, Series};
+use rtlat_formats::{Format, Percentile, Run, Series};
 
 /// The rows of the table, top to bottom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

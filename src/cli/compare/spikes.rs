@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use rtlat::formats::model::{ExplainRecord, SpikeRecord};
-use rtlat::formats::{Run, Series};
+use rtlat_formats::schema::explain::{ExplainRecord, SpikeRecord};
+use rtlat_formats::{Run, Series};
 
 use super::report::{Comparison, file_name, micros};
 use super::table::tag;
@@ -151,7 +151,7 @@ fn cause_lines(s: &SpikeRecord) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat::formats::model::CauseRecord;
+    use rtlat_formats::schema::explain::CauseRecord;
 
     fn spike(latency: i64, t: f64, causes: Option<Vec<&str>>) -> SpikeRecord {
         SpikeRecord {

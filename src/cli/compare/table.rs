@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use rtlat::formats::{Percentile, Run};
+use rtlat_formats::{Percentile, Run};
 
 use super::report::{Cell, Comparison, Value, file_name, micros, signed};
 use super::spikes;
@@ -60,7 +60,7 @@ fn describe(run: &Run) -> String {
     let mut parts = vec![run.format.name().to_string()];
     let n = run.series.len();
     let what = match run.format {
-        rtlat::formats::Format::Jitterdebugger => "CPU",
+        rtlat_formats::Format::Jitterdebugger => "CPU",
         _ => "thread",
     };
     parts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));

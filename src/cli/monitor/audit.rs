@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use rtlat::formats::schema::audit::Report;
+use rtlat_formats::schema::audit::Report;
 
 /// The audit's worst severity: 0 ok (or no finding), 1 info, 2 warn, 3 fail.
 pub fn severity(name: Option<&str>) -> i64 {

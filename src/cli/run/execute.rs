@@ -7,7 +7,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rtlat::formats::schema::rtlat as schema;
+use rtlat_formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, ProcessCpus, signals};
 

@@ -10,10 +10,10 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use rtlat::formats::schema::Field;
-use rtlat::formats::schema::rtlat::{Explain, Spike, SpikeCause};
 use rtlat_engine::run::{RunShared, ThreadReport};
 use rtlat_engine::tap::TapReader;
+use rtlat_formats::schema::Field;
+use rtlat_formats::schema::rtlat::{Explain, Spike, SpikeCause};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::Facts;
 use rtlat_system::noise::tracer::{self, TracerPath};

@@ -25,9 +25,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use rtlat::formats::schema::audit::{Finding, Report};
-use rtlat::formats::schema::rtlat::Profile;
 use rtlat_arm64::{BoardProfile, RtPolicy, ThreadLayout};
+use rtlat_formats::schema::audit::{Finding, Report};
+use rtlat_formats::schema::rtlat::Profile;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::tune::format_khz;
 

@@ -8,9 +8,9 @@
 
 use std::fmt::Write as _;
 
-use rtlat::formats::schema::Field;
-use rtlat::formats::schema::rtlat::Spike;
 use rtlat_engine::servo::{Plan, Shared};
+use rtlat_formats::schema::Field;
+use rtlat_formats::schema::rtlat::Spike;
 use rtlat_system::Facts;
 use rtlat_system::noise::{
     Config, Sampler, SamplerThread, SpikeRecord, SpikeWatch, Threshold, Verdict, Watched,

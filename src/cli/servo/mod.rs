@@ -18,8 +18,8 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rtlat::formats::schema::Entries;
-use rtlat::formats::schema::servo as schema;
+use rtlat_formats::schema::Entries;
+use rtlat_formats::schema::servo as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{DmaLatencyGuard, Policy, ProcessCpus, signals};
 

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use rtlat::formats::schema::threads::Thread;
+use rtlat_formats::schema::threads::Thread;
 use rtlat_system::facts::{FactResultExt as _, Facts, ThreadInfo};
 
 use super::options::Filter;

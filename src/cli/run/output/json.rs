@@ -3,11 +3,11 @@
 //! cyclictest cannot say: overruns, percentiles, the cycle of the maximum, the log-linear
 //! histogram and the run's configuration.
 
-use rtlat::formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
-use rtlat::formats::schema::rtlat::{
+use rtlat_formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
+use rtlat_formats::schema::rtlat::{
     DeadlineTranslation, Explain, RunConfig, RunExtra, Second, Seconds, Spike, ThreadExtra,
 };
-use rtlat::formats::schema::{Count, Entries, Field};
+use rtlat_formats::schema::{Count, Entries, Field};
 use serde_json::{Number, Value};
 
 use rtlat_engine::run::ThreadReport;

@@ -7,12 +7,12 @@ use super::cyclictest::Document;
 #[test]
 fn run_documents_are_written_back_byte_for_byte() {
     let mut files = vec![
-        "tests/data/peers/rtlat-2thr-h200.json".to_string(),
-        "tests/data/peers/rtlat-2thr-i1000.json".into(),
-        "tests/data/plot/rtlat-before.json".into(),
-        "tests/data/plot/rtlat-after.json".into(),
-        "tests/data/peers/cyclictest-2thr-hist.json".into(),
-        "tests/data/peers/cyclictest-2thr-ns.json".into(),
+        "../tests/data/peers/rtlat-2thr-h200.json".to_string(),
+        "../tests/data/peers/rtlat-2thr-i1000.json".into(),
+        "../tests/data/plot/rtlat-before.json".into(),
+        "../tests/data/plot/rtlat-after.json".into(),
+        "../tests/data/peers/cyclictest-2thr-hist.json".into(),
+        "../tests/data/peers/cyclictest-2thr-ns.json".into(),
     ];
     if let Ok(more) = std::env::var("RTLAT_ROUND_TRIP") {
         files.extend(more.split(':').map(str::to_string));

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::Entries;
+use super::explain::{ExplainRecord, SpikeRecord};
 
 /// The whole document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,60 +57,9 @@ pub struct Explained {
     /// The series' label in its file.
     pub series: String,
     /// How the causes were looked for (`null`: the file does not say).
-    pub explain: Option<Explain>,
+    pub explain: Option<ExplainRecord>,
     /// The spikes, in the order they happened, all of them (the text shows the worst five).
-    pub spikes: Vec<Spike>,
-}
-
-/// How `rtlat run --explain` looked for causes (`null` where the file does not say).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Explain {
-    /// The threshold a latency had to exceed to be explained.
-    pub threshold_ns: Option<i64>,
-    /// Where it came from: `explain-above`, `break` or `p99.9`.
-    pub threshold_from: Option<String>,
-    /// Latencies above the threshold, kept or not.
-    pub above_threshold: Option<u64>,
-    /// Those not kept.
-    pub left_off: Option<u64>,
-    /// Latencies the explainer did not see.
-    pub unseen: Option<u64>,
-    /// The evidence sampler's period.
-    pub sampler_period_ns: Option<u64>,
-    /// The CPUs the sampler ran on (`[]`: any).
-    pub sampler_cpus: Option<Vec<u64>>,
-    /// The tracer path: `used`, or `absent: <why>`.
-    pub tracer: Option<String>,
-}
-
-/// One explained spike.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Spike {
-    /// The cycle (from 0), `null` if the file does not say.
-    pub cycle: Option<u64>,
-    /// The latency.
-    pub latency_ns: i64,
-    /// When it woke, seconds since the thread's start.
-    pub t_s: f64,
-    /// The CPU (`null`: unknown).
-    pub cpu: Option<u64>,
-    /// Whether it is the series' largest latency.
-    pub max: bool,
-    /// The likely causes, most likely first (`[]`: none found; `null`: the file gives none).
-    pub causes: Option<Vec<Cause>>,
-    /// Why there is no verdict, when there is none.
-    pub unexplained: Option<String>,
-}
-
-/// One likely cause of a spike.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cause {
-    /// The evidence and its remedy.
-    pub text: String,
-    /// The `rtlat audit` check that covers it (`null`: none).
-    pub audit: Option<String>,
-    /// The rank key, where the file gives it.
-    pub score: Option<u64>,
+    pub spikes: Vec<SpikeRecord>,
 }
 
 /// A series matched across the files.

@@ -1,37 +1,12 @@
-//! Readers of latency result files, detected from their content: rtlat and cyclictest JSON,
-//! cyclictest `-h` histogram text, jitterdebugger `results.json`, Xenomai `latency` output
-//! and its `-g` gnuplot file.
-//!
-//! Every reader is a `parse(text: &str) -> Result<Run, FormatError>` that never panics (each
-//! has a fuzz target) and turns its format into the common [`Run`] model: per-thread or
-//! per-CPU [`Series`] with values in ns and the histogram the format carries, from which
-//! [`Series::percentile`] computes nearest-rank percentiles (none where the format has no
-//! histogram).
-//!
-//! ```
-//! let text = concat!(
-//!     "# Histogram\n000000 000000\n000001 000003\n000002 000001\n",
-//!     "# Total: 000000004\n# Min Latencies: 00001\n# Avg Latencies: 00001\n",
-//!     "# Max Latencies: 00009\n# Histogram Overflows: 00001\n",
-//!     "# Histogram Overflow at cycle number:\n# Thread 0: 00003\n",
-//! );
-//! let run = rtlat::formats::parse(text).unwrap();
-//! assert_eq!(run.format, rtlat::formats::Format::CyclictestHist);
-//! let t0 = &run.series[0];
-//! assert_eq!((t0.cycles, t0.max), (Some(5), Some(9_000)));
-//! use rtlat::formats::Percentile;
-//! assert_eq!(
-//!     t0.percentile(50.0),
-//!     Some(Percentile::Within { value: 1_499, low: 1_000, high: 1_999 })
-//! );
-//! assert_eq!(t0.percentile(99.0), Some(Percentile::AtLeast(3_000)));
-//! ```
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
 
 pub mod cyclictest_hist;
 pub mod cyclictest_json;
 mod decimal;
 pub mod detect;
 mod error;
+pub mod input;
 pub mod jitterdebugger;
 mod json;
 pub mod model;
@@ -44,7 +19,7 @@ use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use crate::input::{self, InputError};
+use crate::input::InputError;
 
 pub use detect::{detect, parse, parse_as};
 pub use error::FormatError;
@@ -55,7 +30,7 @@ pub use model::{Bucket, Format, Histogram, Interval, Percentile, Resolution, Run
 #[derive(Debug)]
 pub enum ReadError {
     /// The file could not be opened or read, or is larger than
-    /// [`RESULT_FILE_MAX`](crate::input::RESULT_FILE_MAX).
+    /// [`RESULT_FILE_MAX`](input::RESULT_FILE_MAX).
     Input(InputError),
     /// The file is not UTF-8 text.
     NotText {
@@ -87,7 +62,7 @@ impl From<InputError> for ReadError {
     }
 }
 
-/// Reads the file at `path` (at most [`RESULT_FILE_MAX`](crate::input::RESULT_FILE_MAX)
+/// Reads the file at `path` (at most [`RESULT_FILE_MAX`](input::RESULT_FILE_MAX)
 /// bytes), detects its format and parses it; the run's [`file`](Run::file) is `path` as
 /// given. A cyclictest histogram, the format that grows with the histogram's width, is
 /// streamed a line at a time: its memory is that of its non-empty buckets, not of the file.

@@ -6,6 +6,8 @@ use std::fmt;
 
 pub use rtlat_core::Bucket;
 
+use crate::schema::explain::{ExplainRecord, SpikeRecord};
+
 /// The result formats rtlat reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -80,7 +82,7 @@ impl fmt::Display for Format {
 pub struct Run {
     /// The format it was read as.
     pub format: Format,
-    /// The file it was read from, when read through [`crate::formats::read_file`].
+    /// The file it was read from, when read through [`crate::read_file`].
     pub file: Option<String>,
     /// Host name, where the format states it.
     pub host: Option<String>,
@@ -199,61 +201,6 @@ pub struct Interval {
     pub overruns: u64,
     /// Switches to secondary mode so far.
     pub mode_switches: u64,
-}
-
-/// How `rtlat run --explain` looked for the causes of a thread's spikes (its
-/// `thread.N.rtlat.explain` object); each fact `None` where the file does not state it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ExplainRecord {
-    /// The latency a spike had to exceed to be explained, ns.
-    pub threshold_ns: Option<i64>,
-    /// Where that threshold came from: `explain-above`, `break` or `p99.9`.
-    pub threshold_from: Option<String>,
-    /// Latencies above the threshold in all, their records kept or not.
-    pub above_threshold: Option<u64>,
-    /// Those whose record was not kept (only the worst are).
-    pub left_off: Option<u64>,
-    /// Latencies the explainer did not see (its sample stream was full).
-    pub unseen: Option<u64>,
-    /// The evidence sampler's period, ns.
-    pub sampler_period_ns: Option<u64>,
-    /// The CPUs the sampler ran on (empty: any).
-    pub sampler_cpus: Option<Vec<u64>>,
-    /// The osnoise/timerlat tracer path: `used`, or `absent: <why>`.
-    pub tracer: Option<String>,
-}
-
-/// One spike `rtlat run --explain` explained: a latency above the threshold (or the
-/// thread's largest) and its likely causes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SpikeRecord {
-    /// The cycle (from 0), where the file states it.
-    pub cycle: Option<u64>,
-    /// The latency, ns.
-    pub latency: i64,
-    /// When it woke, seconds since the thread's start (as the per-second entries' `t`).
-    pub t: f64,
-    /// The CPU it ran on, where known.
-    pub cpu: Option<u64>,
-    /// Whether it is the thread's largest latency.
-    pub max: bool,
-    /// The likely causes, most likely first: `Some(empty)` when none was found, `None` when
-    /// the file gives no list.
-    pub causes: Option<Vec<CauseRecord>>,
-    /// Why there is no verdict, when there is none.
-    pub unexplained: Option<String>,
-}
-
-/// One likely cause of a [`SpikeRecord`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct CauseRecord {
-    /// The evidence and its remedy, one line.
-    pub text: String,
-    /// The `rtlat audit` check that covers it, if one does.
-    pub audit: Option<String>,
-    /// The rank key (an estimate of the time taken from the thread, ns, plus a boost for
-    /// events that are never normal), where the file states it.
-    pub score: Option<u64>,
 }
 
 /// How finely a histogram resolves values.

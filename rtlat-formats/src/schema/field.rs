@@ -5,8 +5,8 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::formats::error::FormatError;
-use crate::formats::json::describe;
+use crate::error::FormatError;
+use crate::json::describe;
 
 /// A key of a document that is read: absent, present with a value of the kind expected, or
 /// present with another value, kept as found. The reader decides, where it uses the key,
@@ -188,7 +188,7 @@ impl<T> Expected for Vec<T> {
 /// `Expected` for the derived document objects: each is "an object".
 macro_rules! objects {
     ($($t:ty),* $(,)?) => {
-        $(impl $crate::formats::schema::Expected for $t {
+        $(impl $crate::schema::Expected for $t {
             const EXPECTED: &'static str = "an object";
         })*
     };

@@ -19,10 +19,9 @@ use serde_json::{Number, Value};
 use super::cyclictest_json;
 use super::error::FormatError;
 use super::json;
-use super::model::{
-    Bucket, CauseRecord, ExplainRecord, Format, Histogram, Resolution, Run, Series, SpikeRecord,
-};
+use super::model::{Bucket, Format, Histogram, Resolution, Run, Series};
 use super::schema::cyclictest::Document;
+use super::schema::explain::{CauseRecord, ExplainRecord, SpikeRecord};
 use super::schema::rtlat::{self as schema, ThreadExtra};
 use super::schema::{Field, bad_value};
 

@@ -4,9 +4,9 @@
 //!
 //! | document | types | written by | read by |
 //! | --- | --- | --- | --- |
-//! | cyclictest `--json` (rt-tests 2.x), rtlat `run --json` | [`cyclictest::Document`] with [`rtlat::ThreadExtra`] and [`rtlat::RunExtra`] | `rtlat run --json`, rtlat as `cyclictest --json` | [`crate::formats`], `rtlat compare`, `rtlat plot` |
-//! | jitterdebugger `results.json` | [`jitterdebugger::Document`] | jitterdebugger | [`crate::formats`] |
-//! | `rtlat compare --json` | [`compare::Document`] | `rtlat compare` | scripts |
+//! | cyclictest `--json` (rt-tests 2.x), rtlat `run --json` | [`cyclictest::Document`] with [`rtlat::ThreadExtra`] and [`rtlat::RunExtra`] | `rtlat run --json`, rtlat as `cyclictest --json` | [`crate`], `rtlat compare`, `rtlat plot` |
+//! | jitterdebugger `results.json` | [`jitterdebugger::Document`] | jitterdebugger | [`crate`] |
+//! | `rtlat compare --json` | [`compare::Document`] with [`explain::SpikeRecord`] | `rtlat compare` | scripts |
 //! | `rtlat audit --json` | [`audit::Report`], [`audit::Suggestion`] | `rtlat audit` | scripts |
 //! | `rtlat servo --json` | [`servo::Document`] | `rtlat servo` | scripts |
 //! | `rtlat threads --json` | [`threads::Thread`] | `rtlat threads` | scripts |
@@ -21,6 +21,7 @@ pub mod compare;
 mod count;
 pub mod cyclictest;
 mod entries;
+pub mod explain;
 mod field;
 pub mod jitterdebugger;
 pub mod rtlat;
