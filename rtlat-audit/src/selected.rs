@@ -1,5 +1,5 @@
 //! `rtlat audit --only IDS`: the findings a command asked for by id. `rtlat run --profile`
-//! asks for the checks its board profile names ([`rtlat_arm64::BoardProfile::audit_checks`])
+//! asks for the checks its board profile names (`rtlat_arm64::BoardProfile::audit_checks`)
 //! this way, as `rtlat-tools audit --only IDS --json`, and reports them beside the run.
 
 use crate::finding::{Finding, Severity};
