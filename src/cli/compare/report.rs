@@ -360,6 +360,14 @@ fn verdict(from: Option<i64>, to: Option<i64>, first: &Run, run: &Run) -> Verdic
     }
 }
 
+/// The tag of file `i` in the tables: `A`, `B` … `Z`, then `F27` ….
+pub fn tag(i: usize) -> String {
+    match u8::try_from(i) {
+        Ok(n) if n < 26 => char::from(b'A' + n).to_string(),
+        _ => format!("F{}", i + 1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{micros, signed};

@@ -8,8 +8,7 @@ use std::fmt::Write as _;
 use rtlat_formats::schema::explain::{ExplainRecord, SpikeRecord};
 use rtlat_formats::{Run, Series};
 
-use super::report::{Comparison, file_name, micros};
-use super::table::tag;
+use super::report::{Comparison, file_name, micros, tag};
 
 /// Spikes shown per series, the worst first.
 pub const SPIKES_SHOWN: usize = 5;

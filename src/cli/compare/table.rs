@@ -5,16 +5,8 @@ use std::fmt::Write as _;
 
 use rtlat_formats::{Percentile, Run};
 
-use super::report::{Cell, Comparison, Value, file_name, micros, signed};
+use super::report::{Cell, Comparison, Value, file_name, micros, signed, tag};
 use super::spikes;
-
-/// The tag of file `i` in the tables: `A`, `B` … `Z`, then `F27` ….
-pub fn tag(i: usize) -> String {
-    match u8::try_from(i) {
-        Ok(n) if n < 26 => char::from(b'A' + n).to_string(),
-        _ => format!("F{}", i + 1),
-    }
-}
 
 /// A value as the table shows it.
 pub fn value_text(value: &Value) -> String {

@@ -9,8 +9,6 @@ pub mod idle_states;
 pub mod measure;
 pub mod options;
 pub mod output;
-// --profile NAME: a board profile as the run's defaults.
-pub mod profile;
 // cyclictest's /dev/shm status file, which SIGUSR2 fills.
 pub mod snapshot;
 pub mod usage;

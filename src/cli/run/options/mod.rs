@@ -31,7 +31,7 @@
 //! rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must
 //! be spelled in full, so that `rtlat run` abbreviates long options exactly as cyclictest
 //! does; invoked as `cyclictest`, rtlat refuses them. `--profile NAME` fills in the settings
-//! the command line leaves out from a board profile (see [`super::profile`]).
+//! the command line leaves out from a board profile (see [`profile`]).
 //!
 //! Kept as cyclictest does it (checked against cyclictest 2.40): without `-a`, thread `i` is
 //! still pinned to the `i`-th CPU of the default set (round-robin), so an isolated CPU is
@@ -43,13 +43,14 @@
 // The one usage error of every command, re-exported where the run's code finds it.
 pub use rtlat::options::UsageError;
 
-use super::profile;
 use super::values;
 
 mod config;
 mod cpu_spec;
 mod parse;
 mod plan;
+// --profile NAME: a board profile as the run's defaults.
+pub mod profile;
 mod table;
 
 pub use config::{

@@ -25,13 +25,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use rtlat::options::UsageError;
 use rtlat_arm64::{BoardProfile, RtPolicy, ThreadLayout};
 use rtlat_formats::schema::audit::{Finding, Report};
 use rtlat_formats::schema::rtlat::Profile;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::tune::format_khz;
 
-use super::options::{CpuSpec, Plan, Policy, RunConfig, Threads, UsageError};
+use super::config::{Policy, RunConfig, Threads};
+use super::cpu_spec::CpuSpec;
+use super::plan::Plan;
 
 /// The profile of a run, with the CPUs its layout chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,7 +241,7 @@ fn line(finding: &Finding) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::options::{Parsed, parse};
+    use super::super::{Parsed, parse};
     use super::*;
     use rtlat_arm64::profile::{ALL, BUBBLEGUM96};
     use rtlat_linux::ProcessCpus;
