@@ -8,6 +8,10 @@ pub mod latency;
 pub mod run;
 pub mod servo;
 
+// The drop-in outputs against golden files.
+#[cfg(test)]
+mod drop_in;
+
 // `rtlat cpufreq` runs in rtlat-tools; `run --governor` and `--profile` hold a governor
 // with its code, and the tuning commands share `tuning`.
 pub mod cpufreq;

@@ -158,8 +158,12 @@ fn fetched() -> Result<(), String> {
         .clone()
 }
 
-/// The tools a guest of `arch` needs on the host, or what is missing (with the package).
+/// The tools a guest of `arch` needs on the host, or what is missing (with the package); or
+/// that `RTLAT_GUEST=off` asked for no guest (every guest test starts here).
 pub fn tools(arch: Arch) -> Result<(), String> {
+    if policy() == "off" {
+        return Err("RTLAT_GUEST=off".to_owned());
+    }
     let mut needed = vec![(
         arch.qemu(),
         match arch {

@@ -282,23 +282,23 @@ fn a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never(
     let hog: u32 = r.text("hog.pid").trim().parse().expect("the hog's pid");
     let json = Json::parse(&r.text("hog.json"));
     let spikes = spikes(&json);
-    // The hog held CPU 1 for about 300 ms: the run's maximum.
-    let (latency, _, causes) = spikes
-        .iter()
-        .find(|s| s.1)
-        .unwrap_or_else(|| panic!("no spike marked max: {spikes:?}"));
+    // The hog held CPU 1 for 300 ms from its loop's start: a spike above 100 ms. A loaded
+    // host can pause a vCPU as long, so the hog's spike is the one that names it first,
+    // not the run's maximum.
+    let named = format!("SCHED_FIFO 95 task sh (pid {hog}) ran on CPU 1 for ");
+    let long: Vec<_> = spikes.iter().filter(|s| s.0 > 100_000_000).collect();
     assert!(
-        *latency > 100_000_000,
-        "max {latency} ns: the hog did not delay the thread? {spikes:?}"
+        !long.is_empty(),
+        "no spike above 100 ms: the hog did not delay the thread? {spikes:?}"
     );
-    let first = causes.first().map(String::as_str).unwrap_or("");
     // The sampler's line: the hog's name after its exec (chrt, taskset, then sh), its pid
     // (its one thread's id too), its policy and priority.
-    let named = format!("SCHED_FIFO 95 task sh (pid {hog}) ran on CPU 1 for ");
-    assert!(
-        first.starts_with(&named),
-        "first cause {first:?}, not the hog {named:?}: {causes:#?}"
-    );
+    let (_, _, causes) = long
+        .iter()
+        .find(|s| s.2.first().is_some_and(|c| c.starts_with(&named)))
+        .unwrap_or_else(|| {
+            panic!("no spike above 100 ms names the hog first ({named:?}): {long:#?}")
+        });
     if series == "6.12" {
         // The tracer's events of the hog are in the verdict too.
         let traced = format!("thread_noise sh:{hog} ran");
