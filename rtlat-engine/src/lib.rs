@@ -9,6 +9,7 @@ pub mod rings;
 pub mod run;
 pub mod seconds;
 pub mod servo;
+pub mod session;
 pub mod setup;
 pub mod tap;
 pub mod threads;

@@ -10,6 +10,9 @@
 pub mod explain;
 pub mod measure;
 pub mod options;
+mod supervise;
+mod table;
+mod verdict;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -30,7 +33,15 @@ use rtlat::exit_status;
 use rtlat_engine::LiveStatus;
 use rtlat_engine::servo::{Figures, Plan, Report, Shared};
 use rtlat_engine::setup::Setup;
-use rtlat_engine::threads::{Failures, measurement_threads};
+use rtlat_engine::session::{Notice, Session, SessionPlan};
+use rtlat_engine::threads::Failures;
+pub use verdict::{
+    DOCUMENTATION, GOOD_BELOW_NS, NO_STEPPING_FROM_NS, Rating, UNUSABLE_ABOVE_NS, Verdict,
+};
+use supervise::Live;
+use table::{Row, table, thread_label};
+#[cfg(test)]
+use table::human_time;
 
 /// The base thread's priority: LinuxCNC gives the fastest thread the highest real-time
 /// priority below the maximum.
@@ -41,125 +52,6 @@ pub const SERVO_PRIORITY: i32 = 97;
 const STACK_PREFAULT: usize = 32 * 1024;
 /// How often the live lines are redrawn.
 const REFRESH: Duration = Duration::from_millis(100);
-
-/// Where the verdict's bands and wording come from.
-pub const DOCUMENTATION: &str = "LinuxCNC documentation, Latency Testing (install/latency-test.adoc), as revised in November 2025, after 2.9";
-
-/// Max jitter below this: very nice results, software stepping or a hardware card
-/// (LinuxCNC: "less than about 20,000 nanoseconds").
-pub const GOOD_BELOW_NS: u64 = 20_000;
-/// From this on, no software stepping (LinuxCNC: "between 50,000 and 500,000").
-pub const NO_STEPPING_FROM_NS: u64 = 50_000;
-/// Above this, not acceptable even with a hardware card (LinuxCNC: "above 500,000").
-pub const UNUSABLE_ABOVE_NS: u64 = 500_000;
-
-/// LinuxCNC's reading of a max jitter (its documentation's four bands).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rating {
-    /// Below 20 µs.
-    Good,
-    /// 20 µs to below 50 µs.
-    Limited,
-    /// 50 µs to 500 µs.
-    NoSoftwareStepping,
-    /// Above 500 µs.
-    Unusable,
-}
-
-impl Rating {
-    /// The rating of `max_jitter_ns`.
-    pub fn of(max_jitter_ns: u64) -> Rating {
-        if max_jitter_ns < GOOD_BELOW_NS {
-            Rating::Good
-        } else if max_jitter_ns < NO_STEPPING_FROM_NS {
-            Rating::Limited
-        } else if max_jitter_ns <= UNUSABLE_ABOVE_NS {
-            Rating::NoSoftwareStepping
-        } else {
-            Rating::Unusable
-        }
-    }
-
-    /// Its name in the JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            Rating::Good => "good",
-            Rating::Limited => "limited",
-            Rating::NoSoftwareStepping => "no_software_stepping",
-            Rating::Unusable => "unusable",
-        }
-    }
-
-    /// What it means for the base thread's max jitter (software stepping, or a hardware
-    /// card), after LinuxCNC's documentation.
-    pub fn text(self) -> &'static str {
-        match self {
-            Rating::Good => {
-                "under 20 µs: very nice results with software stepping or with a hardware card (e.g. Mesa)"
-            }
-            Rating::Limited => {
-                "20 to 50 µs: software stepping works, but its maximum step rate may disappoint; a hardware card gives excellent results"
-            }
-            Rating::NoSoftwareStepping => {
-                "50 to 500 µs: no software stepping; a hardware card gives acceptable results"
-            }
-            Rating::Unusable => {
-                "over 500 µs: not acceptable for LinuxCNC, with software stepping or with a hardware card"
-            }
-        }
-    }
-
-    /// What it means for the servo thread's max jitter when there is no base thread (a
-    /// hardware-card setup): the hardware-card part of the same bands.
-    pub fn servo_only_text(self) -> &'static str {
-        match self {
-            Rating::Good => "under 20 µs: very nice results with a hardware card (e.g. Mesa)",
-            Rating::Limited => "20 to 50 µs: excellent results with a hardware card",
-            Rating::NoSoftwareStepping => "50 to 500 µs: acceptable results with a hardware card",
-            Rating::Unusable => {
-                "over 500 µs: not acceptable for LinuxCNC, even with a hardware card"
-            }
-        }
-    }
-}
-
-/// The verdict: the base thread's max jitter, as LinuxCNC's documentation reads it for
-/// software stepping; without a base thread, the servo thread's, read for a hardware card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
-    /// `base` or `servo`.
-    pub thread: &'static str,
-    /// Its max jitter, ns.
-    pub max_jitter_ns: u64,
-    /// The band.
-    pub rating: Rating,
-}
-
-impl Verdict {
-    /// The verdict on the threads run (`plans` and their figures, in the same order); `None`
-    /// before the judged thread has measured an interval.
-    fn of(plans: &[Plan], figures: &[Figures]) -> Option<Verdict> {
-        let judged = plans
-            .iter()
-            .position(|p| p.name == "base")
-            .or_else(|| plans.iter().position(|p| p.name == "servo"))?;
-        let max_jitter_ns = figures.get(judged)?.max_jitter_ns?;
-        Some(Verdict {
-            thread: plans[judged].name,
-            max_jitter_ns,
-            rating: Rating::of(max_jitter_ns),
-        })
-    }
-
-    /// Its text.
-    pub fn text(&self) -> &'static str {
-        if self.thread == "base" {
-            self.rating.text()
-        } else {
-            self.rating.servo_only_text()
-        }
-    }
-}
 
 /// Runs `rtlat servo ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
@@ -172,16 +64,10 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
-/// One thread as the table shows it.
-struct Row {
-    label: String,
-    period_ns: u64,
-}
-
 fn run(args: &[String]) -> Result<ExitCode, String> {
     // First of all: from here on SIGINT, SIGTERM and SIGHUP end the run cleanly (and SIGUSR1,
     // SIGUSR2 do not kill it), however early they come.
-    signals::install_run_handlers().map_err(|e| e.to_string())?;
+    Session::handle_signals(&[]).map_err(|e| e.to_string())?;
     let config = match options::parse(args).map_err(|e| e.to_string())? {
         Parsed::Help => {
             out!("{}", usage());
@@ -215,15 +101,24 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     {
         return Err(cpuset_refused(option, &cpu.to_string(), &one, &cpus));
     }
-    rtlat_linux::check_rt_permission(Policy::Fifo, BASE_PRIORITY).map_err(|e| e.to_string())?;
-
     // LinuxCNC's realtime locks memory and holds /dev/cpu_dma_latency at 0; so does this.
-    if let Err(e) = rtlat_linux::lock_memory() {
-        errln!("warning: {e}; the run continues, but page faults may add jitter");
-    }
-    let _dma_latency = DmaLatencyGuard::set(0)
-        .map_err(|e| errln!("warning: {e}; C-states are not limited for this run"))
-        .ok();
+    let session = SessionPlan {
+        realtime: Some((Policy::Fifo, BASE_PRIORITY)),
+        housekeeping: None,
+        lock_memory: true,
+        dma_latency_us: Some(0),
+    };
+    session.check().map_err(|e| e.to_string())?;
+    let session = Session::start(&session, |notice| match notice {
+        Notice::MemoryNotLocked(e) => {
+            errln!("warning: {e}; the run continues, but page faults may add jitter")
+        }
+        Notice::DmaLatencyNotHeld(e) => {
+            errln!("warning: {e}; C-states are not limited for this run")
+        }
+        Notice::DmaLatencyHeld(_) => {}
+    })
+    .map_err(|e| e.to_string())?;
 
     let plans = plans(&config, cpu);
     let rows: Vec<Row> = plans
@@ -252,42 +147,36 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         cannot_start: &|i, e| format!("cannot start the {} thread: {e}", plans[i].name),
         panicked: "a thread panicked",
     };
-    let mut explainer = None;
     let mut explain_failed = None;
-    let (reports, ()) = measurement_threads(threads, failures, |_| {
-        shared.ready.wait();
-        // --explain: the evidence sampler starts once the threads are set up (their ids
-        // known).
-        if config.explain {
-            // The sampler on the default CPUs (never an isolated one) but the threads' own.
-            let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
-            match explain::Explainer::start(&plans, &shared, cpu, &housekeeping) {
-                Ok(started) => {
-                    errln!("{}", started.started_line());
-                    explainer = Some(started);
-                }
-                Err(e) => {
-                    shared.stop.store(true, Ordering::Release);
-                    explain_failed = Some(e);
+    let (reports, live) = session
+        .measure(threads, failures, |_| {
+            shared.ready.wait();
+            // --explain: the evidence sampler starts once the threads are set up (their ids
+            // known).
+            let mut explainer = None;
+            if config.explain {
+                // The sampler on the default CPUs (never an isolated one) but the threads' own.
+                let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
+                match explain::Explainer::start(&plans, &shared, cpu, &housekeeping) {
+                    Ok(started) => {
+                        errln!("{}", started.started_line());
+                        explainer = Some(started);
+                    }
+                    Err(e) => {
+                        shared.stop.store(true, Ordering::Release);
+                        explain_failed = Some(e);
+                    }
                 }
             }
-        }
-        supervise(
-            &config,
-            &shared,
-            &rows,
-            &priorities,
-            cpu,
-            started,
-            explainer.as_mut(),
-        );
-    })?;
+            Live::start(&config, &shared, &rows, (cpu, &priorities), started, explainer)
+        })
+        .map_err(|e| e.to_string())?;
     let elapsed = started.elapsed();
     if let Some(e) = explain_failed {
         return Err(e);
     }
     // --explain: each thread's worst run, explained after one last sample.
-    let explained = explainer.map(|e| e.finish(&shared));
+    let explained = live.explainer.map(|e| e.finish(&shared));
 
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
     let verdict = Verdict::of(&plans, &figures);
@@ -382,164 +271,6 @@ fn requested_period(config: &Config, thread: &str) -> u64 {
     match thread {
         "base" => config.base_ns.unwrap_or(0),
         _ => config.servo_ns,
-    }
-}
-
-/// `Servo thread (1ms):`, `Base thread (25µs):`: latency-test's labels, with its way of
-/// writing a period (`human_time`: the value in s, ms, µs or ns, whichever is the largest
-/// unit not above it, printed by awk with six significant digits: `1.5ms`, `12.5µs`,
-/// `1.23457ms`).
-fn thread_label(name: &str, period_ns: u64) -> String {
-    let mut title = name.to_string();
-    if let Some(first) = title.get_mut(0..1) {
-        first.make_ascii_uppercase();
-    }
-    format!("{title} thread ({}):", human_time(period_ns))
-}
-
-/// latency-test's `human_time`: `-` for 0, else the period in the largest of s, ms, µs, ns
-/// that is not above it, divided down by 1000s in floating point and printed as `%.6g`.
-pub fn human_time(period_ns: u64) -> String {
-    let (divisions, unit) = match period_ns {
-        0 => return "-".into(),
-        1_000_000_000.. => (3, "s"),
-        1_000_000.. => (2, "ms"),
-        1_000.. => (1, "µs"),
-        _ => (0, "ns"),
-    };
-    let mut value = period_ns as f64;
-    for _ in 0..divisions {
-        value /= 1000.0;
-    }
-    format!("{}{unit}", six_significant_digits(value))
-}
-
-/// `%.6g` for a value from 1 to below 1000 (as awk prints a number): six significant digits,
-/// trailing zeros and a trailing point removed.
-fn six_significant_digits(value: f64) -> String {
-    let decimals = if value >= 100.0 {
-        3
-    } else if value >= 10.0 {
-        4
-    } else {
-        5
-    };
-    let text = format!("{value:.decimals$}");
-    let text = text.trim_end_matches('0');
-    text.trim_end_matches('.').to_string()
-}
-
-/// The table: a header and one line per thread.
-fn table(out: &mut String, rows: &[Row], figures: &[Figures]) {
-    // In characters: `µs` is two bytes, one column.
-    let width = rows
-        .iter()
-        .map(|r| r.label.chars().count())
-        .max()
-        .unwrap_or(0);
-    let _ = writeln!(
-        out,
-        "{:width$}  {:>17}  {:>15}  {:>18}  {:>8}",
-        "", "Max Interval (ns)", "Max Jitter (ns)", "Last interval (ns)", "Overruns"
-    );
-    let show = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    for (row, f) in rows.iter().zip(figures) {
-        let _ = writeln!(
-            out,
-            "{:width$}  {:>17}  {:>15}  {:>18}  {:>8}",
-            row.label,
-            show(f.max_interval_ns),
-            show(f.max_jitter_ns),
-            show(f.last_interval_ns),
-            f.overruns
-        );
-    }
-}
-
-/// The main thread while the threads run: redraws the table (unless `-q`), ends the run on
-/// Ctrl-C, at the end of `-D`, or when a thread stops.
-fn supervise(
-    config: &Config,
-    shared: &Shared,
-    rows: &[Row],
-    priorities: &str,
-    cpu: usize,
-    started: Instant,
-    mut explainer: Option<&mut explain::Explainer>,
-) {
-    let mut stdout = std::io::stdout().lock();
-    if !config.quiet {
-        outln!(
-            "rtlat servo: LinuxCNC's latency test on CPU {cpu}, SCHED_FIFO ({priorities}).\n\
-             Let it run a few minutes while the machine is busy (browse, copy files, play a video),\n\
-             then read the max jitter. {}",
-            match config.duration {
-                Some(d) => format!("It ends after {} s (or Ctrl-C).", d.as_secs()),
-                None => "Ctrl-C ends it.".to_string(),
-            }
-        );
-    }
-    // The table of the live figures, after moving back over the previous one (as cyclictest
-    // redraws) unless it is the first.
-    let redraw = |stdout: &mut std::io::StdoutLock, first: bool| {
-        let figures: Vec<Figures> = shared
-            .live
-            .iter()
-            .zip(rows)
-            .map(|(l, r)| Figures::from_live(&l.read(), r.period_ns))
-            .collect();
-        let mut out = String::new();
-        if !first {
-            let _ = write!(out, "\x1b[{}A", rows.len() + 1);
-        }
-        table(&mut out, rows, &figures);
-        // A reader gone (`| head`) ends the run below (see `rtlat::stdio`).
-        if let Err(e) = stdout
-            .write_all(out.as_bytes())
-            .and_then(|()| stdout.flush())
-        {
-            rtlat::stdio::stdout_failed(&e);
-        }
-    };
-    let mut first = true;
-    loop {
-        let done = shared.live.iter().any(|l| l.finished());
-        if let Some(explainer) = explainer.as_deref_mut() {
-            explainer.update(shared);
-        }
-        if !config.quiet {
-            redraw(&mut stdout, first);
-            first = false;
-        }
-        if done {
-            break;
-        }
-        // A reader gone (`| head`) ends the run as a stop signal does (see `rtlat::stdio`).
-        if signals::stop_requested()
-            || rtlat::stdio::reader_gone()
-            || config.duration.is_some_and(|d| started.elapsed() >= d)
-        {
-            break;
-        }
-        // A stop signal ends the pause at once.
-        signals::sleep_or_signal(REFRESH);
-    }
-    shared.stop.store(true, Ordering::Release);
-    // Wait for every thread to leave its loop, so the last redraw shows the final figures;
-    // the ones still asleep are woken now, not at their next tick (a period may be a second).
-    // Sent again on each pass: a wake-up just before a sleep starts is not seen by it.
-    while !shared.live.iter().all(|l| l.finished()) {
-        signals::cancel_measurement(
-            shared
-                .live
-                .iter()
-                .filter(|l| !l.finished())
-                .map(LiveStatus::tid),
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    if !config.quiet {
-        redraw(&mut stdout, false);
     }
 }
 
