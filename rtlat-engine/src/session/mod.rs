@@ -77,8 +77,7 @@ impl SessionPlan {
     /// real-time policy and priority.
     pub fn check(&self) -> Result<(), SessionError> {
         if let Some((policy, priority)) = self.realtime {
-            rtlat_linux::check_rt_permission(policy, priority)
-                .map_err(SessionError::Permission)?;
+            rtlat_linux::check_rt_permission(policy, priority).map_err(SessionError::Permission)?;
         }
         Ok(())
     }
@@ -107,7 +106,10 @@ impl Session {
     /// Sets the process up as `plan` says: the main thread on the housekeeping CPUs, memory
     /// locked, the DMA latency held. Steps that need not stop the session come to `notice`.
     /// Call [`SessionPlan::check`] first.
-    pub fn start(plan: &SessionPlan, mut notice: impl FnMut(Notice)) -> Result<Session, SessionError> {
+    pub fn start(
+        plan: &SessionPlan,
+        mut notice: impl FnMut(Notice),
+    ) -> Result<Session, SessionError> {
         if let Some(cpus) = &plan.housekeeping {
             rtlat_linux::set_affinity(cpus).map_err(SessionError::Housekeeping)?;
         }

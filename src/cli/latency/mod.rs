@@ -16,25 +16,24 @@
 pub mod measure;
 pub mod options;
 pub mod output;
+mod seconds;
 
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rtlat_core::Record;
-use rtlat_core::report::XenomaiLine;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Policy, ProcessCpus, signals};
+use rtlat_linux::{ClockId, Policy, ProcessCpus};
 
-use rtlat_engine::Window;
 use rtlat_engine::latency::histogram::XenomaiHistogram;
 use rtlat_engine::latency::{Plan, Shared};
+use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::setup::Setup;
-use rtlat_engine::threads::{Failures, measurement_threads};
+use rtlat_engine::threads::Failures;
 use rtlat_engine::timers::ClockSource;
 
 use self::options::{Config, Parsed};
-use self::output::{BuildInfo, Overall};
+use self::output::BuildInfo;
+use self::seconds::{Live, Seconds};
 use crate::cli::backend::Backend;
 use crate::cli::run::options::cpuset_refused;
 use rtlat::atomic_file::write_atomically;
@@ -42,8 +41,6 @@ use rtlat::exit_status;
 
 /// Bytes of it written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
-/// How often the main thread looks for finished seconds and for the end of the run.
-const POLL: Duration = Duration::from_millis(20);
 
 /// Runs `rtlat latency ARGS` (or `latency ARGS`); returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
@@ -112,8 +109,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     // First of all: from here on SIGINT, SIGTERM and SIGHUP end the run cleanly (and SIGUSR1,
     // SIGUSR2 do not kill it), however early they come; so does SIGALRM, which Xenomai's
     // `latency` waits for with them (its `-T` is an alarm).
-    signals::install_run_handlers().map_err(|e| e.to_string())?;
-    signals::install_stop_handler(libc::SIGALRM).map_err(|e| e.to_string())?;
+    Session::handle_signals(&[libc::SIGALRM]).map_err(|e| e.to_string())?;
     let parsed = match options::parse(args).and_then(|parsed| match &parsed {
         Parsed::Run(config) => config.check_output_paths().map(|()| parsed),
         _ => Ok(parsed),
@@ -159,7 +155,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         errln!("{}: {line}", program_name());
         return Ok(ExitCode::from(value_refused_status()));
     }
-    rtlat_linux::check_rt_permission(Policy::Fifo, config.priority).map_err(|e| e.to_string())?;
+    // Xenomai locks all memory; rtlat also holds /dev/cpu_dma_latency at 0 for the run, as
+    // it does for `rtlat run` (each is undone at exit).
+    let session_plan = SessionPlan {
+        realtime: Some((Policy::Fifo, config.priority)),
+        housekeeping: None,
+        lock_memory: true,
+        dma_latency_us: Some(0),
+    };
+    session_plan.check().map_err(|e| e.to_string())?;
     // Xenomai's initialisation, on this (the main) thread before the sampling thread starts;
     // a binary without Xenomai refuses here, before anything is printed or changed.
     config.backend.start()?;
@@ -171,14 +175,16 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     output::preamble(&mut out, config.period_us);
     print_now(&out);
 
-    // Xenomai locks all memory; rtlat also holds /dev/cpu_dma_latency at 0 for the run, as
-    // it does for `rtlat run` (each is undone at exit).
-    if let Err(e) = rtlat_linux::lock_memory() {
-        errln!("warning: {e}; the run continues, but page faults may add latency");
-    }
-    let _dma_latency = DmaLatencyGuard::set(0)
-        .map_err(|e| errln!("warning: {e}; C-states are not limited for this run"))
-        .ok();
+    let session = Session::start(&session_plan, |notice| match notice {
+        Notice::MemoryNotLocked(e) => {
+            errln!("warning: {e}; the run continues, but page faults may add latency")
+        }
+        Notice::DmaLatencyNotHeld(e) => {
+            errln!("warning: {e}; C-states are not limited for this run")
+        }
+        Notice::DmaLatencyHeld(_) => {}
+    })
+    .map_err(|e| e.to_string())?;
 
     let plan = Plan {
         setup: Setup {
@@ -198,6 +204,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         ),
     };
     let shared = Shared::new();
+    let seconds = Seconds::new(&config)?;
     let started = Instant::now();
     let failures = Failures {
         cannot_start: &|_, e| format!("cannot start the sampling thread: {e}"),
@@ -206,147 +213,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let sampling = ("rtlat-latency".to_string(), || {
         measure::run_thread(&plan, &shared)
     });
-    let (reports, state) = measurement_threads([sampling], failures, |_| {
-        shared.ready.wait();
-        let state = supervise(&config, &shared, started);
-        end_sampling(&shared);
-        state
-    })?;
-    let (state, report) = (state?, &reports[0]);
+    let (reports, live) = session
+        .measure([sampling], failures, |_| {
+            shared.ready.wait();
+            Live::start(&config, &shared, seconds, started)
+        })
+        .map_err(|e| e.to_string())?;
+    let (state, report) = (live.seconds, &reports[0]);
     let actual_s = seconds_since(started).saturating_sub(1);
     finish(&config, &state, &report.histogram, actual_s)
-}
-
-/// What the main thread gathers from the reported seconds.
-#[derive(Debug, Clone)]
-struct Seconds {
-    /// Seconds reported (`RTD|` lines, printed or not with `-q`).
-    reported: u64,
-    best_ns: i64,
-    worst_ns: i64,
-    /// Sum of the reported seconds' averages, ns.
-    avg_sum_ns: i128,
-    overruns: u64,
-    /// The per-second minima and maxima, Xenomai's way.
-    min_histogram: XenomaiHistogram,
-    max_histogram: XenomaiHistogram,
-    /// `RTD|` lines printed so far (a header comes before every `-l`-th).
-    lines: u64,
-}
-
-impl Seconds {
-    fn new(config: &Config) -> Result<Seconds, String> {
-        let histogram = || {
-            XenomaiHistogram::new(config.cells, config.bucket_ns)
-                .ok_or_else(|| "the histogram needs at least one cell".to_string())
-        };
-        Ok(Seconds {
-            reported: 0,
-            // Xenomai's initial values, shown when no second was reported.
-            best_ns: 10_000_000,
-            worst_ns: -10_000_000,
-            avg_sum_ns: 0,
-            overruns: 0,
-            min_histogram: histogram()?,
-            max_histogram: histogram()?,
-            lines: 0,
-        })
-    }
-
-    fn overall(&self) -> Overall {
-        let avg = self.avg_sum_ns / i128::from(self.reported.max(1));
-        Overall {
-            min_ns: self.best_ns,
-            avg_ns: avg.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
-            max_ns: self.worst_ns,
-            overruns: self.overruns,
-            mode_switches: 0,
-        }
-    }
-}
-
-/// The main thread during the run: prints each second as it completes, ends the run on
-/// Ctrl-C (or SIGTERM, SIGHUP, SIGALRM) or when the sampling thread stops (at the end of
-/// `-T`, which it keeps itself); returns what it gathered.
-fn supervise(config: &Config, shared: &Shared, started: Instant) -> Result<Seconds, String> {
-    let mut seconds = Seconds::new(config)?;
-    let mut out = String::new();
-    out.push_str("warming up...\n");
-    print_now(&out);
-    if config.quiet {
-        errln!(
-            "running quietly for {} seconds",
-            config.duration_s.unwrap_or(0)
-        );
-    }
-    loop {
-        let finished = shared.finished.load(Ordering::Acquire);
-        out.clear();
-        shared
-            .windows
-            .drain(|w| report_second(config, &mut seconds, &w, started, &mut out));
-        print_now(&out);
-        if finished || signals::stop_requested() || rtlat::stdio::reader_gone() {
-            break;
-        }
-        // A stop signal ends the pause at once.
-        signals::sleep_or_signal(POLL);
-    }
-    // The caller stops the thread (`end_sampling`); what it measured of the second under way
-    // is in the "avg" histogram (as in Xenomai), and that second is not reported.
-    shared.stop.store(true, Ordering::Release);
-    Ok(seconds)
-}
-
-/// Ends the sampling thread's loop now, not at its next wake-up (the period may be a
-/// second): its sleep is cancelled and the cycle it was waiting for is not measured, as when
-/// Xenomai's `latency` cancels its sampling task. Returns once the thread has left its loop.
-fn end_sampling(shared: &Shared) {
-    shared.stop.store(true, Ordering::Release);
-    while !shared.finished.load(Ordering::Acquire) {
-        // Again on each pass: a wake-up just before the sleep starts is not seen by it.
-        signals::cancel_measurement([shared.tid.load(Ordering::Acquire)]);
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// Accounts for one window from the sampling thread; prints its `RTD|` line (and a header
-/// every `-l` lines) unless `-q`.
-fn report_second(config: &Config, s: &mut Seconds, w: &Window, started: Instant, out: &mut String) {
-    // The warm-up second, and the second under way when the run ended, are not reported.
-    if w.index == 0 || w.cycles == 0 || !w.complete {
-        return;
-    }
-    let avg = w.avg_ns().unwrap_or(0);
-    s.reported += 1;
-    s.best_ns = s.best_ns.min(w.min_ns);
-    s.worst_ns = s.worst_ns.max(w.max_ns);
-    s.avg_sum_ns += i128::from(avg);
-    s.overruns = s.overruns.saturating_add(w.overruns);
-    s.min_histogram.record(w.min_ns);
-    s.max_histogram.record(w.max_ns);
-    if config.quiet {
-        return;
-    }
-    if config.lines > 0 && s.lines.is_multiple_of(config.lines) {
-        let elapsed = seconds_since(started).saturating_sub(1);
-        output::rtt(out, elapsed, config.period_us, config.priority);
-        out.push_str(output::RTH);
-        out.push('\n');
-    }
-    s.lines += 1;
-    output::rtd(
-        out,
-        &XenomaiLine {
-            min_ns: w.min_ns,
-            avg_ns: avg,
-            max_ns: w.max_ns,
-            overruns: s.overruns,
-            mode_switches: 0,
-            best_ns: s.best_ns,
-            worst_ns: s.worst_ns,
-        },
-    );
 }
 
 /// The end of the run: histograms and statistics, the gnuplot file, `RTS|`, the exit status.

@@ -24,24 +24,23 @@ use std::time::{Duration, Instant};
 use rtlat_formats::schema::Entries;
 use rtlat_formats::schema::servo as schema;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{DmaLatencyGuard, Policy, ProcessCpus, signals};
+use rtlat_linux::{Policy, ProcessCpus};
 
 use self::options::{Config, Parsed};
 use crate::cli::run::options::cpuset_refused;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
-use rtlat_engine::LiveStatus;
 use rtlat_engine::servo::{Figures, Plan, Report, Shared};
-use rtlat_engine::setup::Setup;
 use rtlat_engine::session::{Notice, Session, SessionPlan};
+use rtlat_engine::setup::Setup;
 use rtlat_engine::threads::Failures;
+use supervise::Live;
+#[cfg(test)]
+use table::human_time;
+use table::{Row, table, thread_label};
 pub use verdict::{
     DOCUMENTATION, GOOD_BELOW_NS, NO_STEPPING_FROM_NS, Rating, UNUSABLE_ABOVE_NS, Verdict,
 };
-use supervise::Live;
-use table::{Row, table, thread_label};
-#[cfg(test)]
-use table::human_time;
 
 /// The base thread's priority: LinuxCNC gives the fastest thread the highest real-time
 /// priority below the maximum.
@@ -50,8 +49,6 @@ pub const BASE_PRIORITY: i32 = 98;
 pub const SERVO_PRIORITY: i32 = 97;
 /// Bytes of each written before the run.
 const STACK_PREFAULT: usize = 32 * 1024;
-/// How often the live lines are redrawn.
-const REFRESH: Duration = Duration::from_millis(100);
 
 /// Runs `rtlat servo ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
@@ -168,7 +165,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                     }
                 }
             }
-            Live::start(&config, &shared, &rows, (cpu, &priorities), started, explainer)
+            Live::start(
+                &config,
+                &shared,
+                &rows,
+                (cpu, &priorities),
+                started,
+                explainer,
+            )
         })
         .map_err(|e| e.to_string())?;
     let elapsed = started.elapsed();

@@ -80,4 +80,3 @@ pub(super) fn table(out: &mut String, rows: &[Row], figures: &[Figures]) {
         );
     }
 }
-
