@@ -54,6 +54,14 @@ impl Backend {
         }
     }
 
+    /// [`Backend::start`] as a session's initialisation (`None` for Linux: nothing to do).
+    pub fn init(self) -> Option<fn() -> Result<(), String>> {
+        match self {
+            Backend::Linux => None,
+            Backend::Xenomai => Some(|| Backend::Xenomai.start()),
+        }
+    }
+
     /// The Xenomai core this binary was built against, for reports (`None`: the Linux
     /// backend, or a build without Xenomai).
     pub fn core(self) -> Option<&'static str> {

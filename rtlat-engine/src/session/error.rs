@@ -13,6 +13,8 @@ pub enum SessionError {
     Permission(ThreadError),
     /// The main thread could not be moved to the housekeeping CPUs.
     Housekeeping(ThreadError),
+    /// The front's initialisation ([`super::SessionPlan::init`]) failed (its words).
+    Init(String),
     /// A measuring thread could not start, failed or panicked (the front's words for it).
     Thread(String),
 }
@@ -23,7 +25,7 @@ impl fmt::Display for SessionError {
             SessionError::Signals(e) => e.fmt(f),
             SessionError::Permission(e) => e.fmt(f),
             SessionError::Housekeeping(e) => write!(f, "--mainaffinity: {e}"),
-            SessionError::Thread(message) => f.write_str(message),
+            SessionError::Init(message) | SessionError::Thread(message) => f.write_str(message),
         }
     }
 }
@@ -33,7 +35,7 @@ impl std::error::Error for SessionError {
         match self {
             SessionError::Signals(e) => Some(e),
             SessionError::Permission(e) | SessionError::Housekeeping(e) => Some(e),
-            SessionError::Thread(_) => None,
+            SessionError::Init(_) | SessionError::Thread(_) => None,
         }
     }
 }

@@ -37,7 +37,7 @@ use rtlat_linux::{DmaLatencyError, DmaLatencyGuard, MemoryError, Policy, signals
 use crate::threads::{Failures, measurement_threads};
 
 /// What a session sets up for the process, before its measuring threads start.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct SessionPlan {
     /// The measuring threads' policy and highest priority, whose permission is checked
     /// before anything changes (`None`: no real-time thread).
@@ -49,6 +49,10 @@ pub struct SessionPlan {
     pub lock_memory: bool,
     /// Hold `/dev/cpu_dma_latency` at this many µs for the session.
     pub dma_latency_us: Option<u32>,
+    /// The front's own initialisation on the main thread, once it is on the housekeeping
+    /// CPUs (threads it starts inherit them) and before anything else changes (Xenomai's,
+    /// for `--backend xenomai`); its failure, in the front's words, ends the session.
+    pub init: Option<fn() -> Result<(), String>>,
 }
 
 /// A step of the set-up that could not be taken, or that was, told to the front to word.
@@ -103,15 +107,18 @@ impl Session {
         Ok(())
     }
 
-    /// Sets the process up as `plan` says: the main thread on the housekeeping CPUs, memory
-    /// locked, the DMA latency held. Steps that need not stop the session come to `notice`.
-    /// Call [`SessionPlan::check`] first.
+    /// Sets the process up as `plan` says: the main thread on the housekeeping CPUs, the
+    /// front's initialisation, memory locked, the DMA latency held. Steps that need not stop
+    /// the session come to `notice`. Call [`SessionPlan::check`] first.
     pub fn start(
         plan: &SessionPlan,
         mut notice: impl FnMut(Notice),
     ) -> Result<Session, SessionError> {
         if let Some(cpus) = &plan.housekeeping {
             rtlat_linux::set_affinity(cpus).map_err(SessionError::Housekeeping)?;
+        }
+        if let Some(init) = plan.init {
+            init().map_err(SessionError::Init)?;
         }
         if plan.lock_memory
             && let Err(e) = rtlat_linux::lock_memory()

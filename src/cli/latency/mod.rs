@@ -155,26 +155,18 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         errln!("{}: {line}", program_name());
         return Ok(ExitCode::from(value_refused_status()));
     }
-    // Xenomai locks all memory; rtlat also holds /dev/cpu_dma_latency at 0 for the run, as
-    // it does for `rtlat run` (each is undone at exit).
+    // Xenomai's initialisation (the session's `init`), on this (the main) thread before the
+    // sampling thread starts: a binary without Xenomai refuses there, before anything is
+    // printed or changed. Xenomai locks all memory; rtlat also holds /dev/cpu_dma_latency at 0
+    // for the run, as it does for `rtlat run` (each is undone at exit).
     let session_plan = SessionPlan {
         realtime: Some((Policy::Fifo, config.priority)),
         housekeeping: None,
         lock_memory: true,
         dma_latency_us: Some(0),
+        init: config.backend.init(),
     };
     session_plan.check().map_err(|e| e.to_string())?;
-    // Xenomai's initialisation, on this (the main) thread before the sampling thread starts;
-    // a binary without Xenomai refuses here, before anything is printed or changed.
-    config.backend.start()?;
-    for notice in &config.notices {
-        errln!("{}: {notice}", program_name());
-    }
-
-    let mut out = String::new();
-    output::preamble(&mut out, config.period_us);
-    print_now(&out);
-
     let session = Session::start(&session_plan, |notice| match notice {
         Notice::MemoryNotLocked(e) => {
             errln!("warning: {e}; the run continues, but page faults may add latency")
@@ -185,6 +177,13 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         Notice::DmaLatencyHeld(_) => {}
     })
     .map_err(|e| e.to_string())?;
+    for notice in &config.notices {
+        errln!("{}: {notice}", program_name());
+    }
+
+    let mut out = String::new();
+    output::preamble(&mut out, config.period_us);
+    print_now(&out);
 
     let plan = Plan {
         setup: Setup {

@@ -9,18 +9,19 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtlat_formats::schema::rtlat as schema;
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{ClockId, DmaLatencyGuard, Ftrace, PosixClock, ProcessCpus, signals};
+use rtlat_linux::{ClockId, Ftrace, PosixClock, ProcessCpus, signals};
 
 use rtlat_engine::rings::{default_window_ring, sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
-use rtlat_engine::seconds::SecondsSeries;
+use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::setup::Setup;
 use rtlat_engine::tap::WakeTap;
-use rtlat_engine::threads::{Failures, measurement_threads};
+use rtlat_engine::threads::Failures;
 use rtlat_engine::timers::ClockSource;
 use rtlat_engine::{LiveFigures, LiveStatus};
 
 use super::explain::{self, Explained, Explainer};
+use super::live::{self, Live};
 use super::measure::run_thread;
 use super::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use super::output::IoText;
@@ -35,14 +36,6 @@ use rtlat::exit_status;
 const STACK_PREFAULT: usize = 32 * 1024;
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
 const VERBOSE_RING: usize = 16_384;
-/// How often the main thread refreshes the screen and checks for the end (cyclictest: 10 ms).
-const REFRESH: Duration = Duration::from_millis(10);
-/// How often the main thread looks again once the run is ending, until every thread is done.
-const ENDING: Duration = Duration::from_millis(1);
-/// With `-D`, the threads end themselves at their first wake-up past the duration; the main
-/// thread ends the run this long after the duration, plus the longest interval up to this
-/// long, if a thread still sleeps (`-D 1 -i 3600000000`).
-const BACKSTOP: Duration = Duration::from_secs(1);
 
 /// Runs `rtlat run ARGS` (or `cyclictest ARGS`); returns the exit status.
 pub fn main(args: &[String], invoked_as_cyclictest: bool) -> ExitCode {
@@ -95,7 +88,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // and SIGUSR2 are answered, however early they come. One that comes before the
     // measurement starts ends it at once (no cycle measured), and what the run changed until
     // then is restored as at any end.
-    signals::install_run_handlers().map_err(|e| e.to_string())?;
+    Session::handle_signals(&[]).map_err(|e| e.to_string())?;
     let config = match options::parse(args, as_cyclictest).map_err(|e| e.to_string())? {
         Parsed::Help => {
             out!("{}", usage(as_cyclictest));
@@ -125,57 +118,56 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         rtlat_engine::timers::counter_clock()?;
     }
     let policy = config.policy();
-    if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
-        rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
-    }
+    // The process set-up: the threads' real-time permission checked now, before anything
+    // changes; then the main thread on --mainaffinity's CPUs, --backend xenomai's
+    // initialisation (a binary without Xenomai is refused there, before anything changes),
+    // memory locked (-m), /dev/cpu_dma_latency held (each undone when the session drops).
+    let session_plan = SessionPlan {
+        realtime: plan
+            .threads
+            .iter()
+            .map(|t| t.priority)
+            .max()
+            .map(|top| (policy, i32::from(top))),
+        housekeeping: plan
+            .main_affinity
+            .as_ref()
+            .map(|cpus| cpus.iter().collect()),
+        lock_memory: config.mlockall,
+        dma_latency_us: config.dma_latency_us(),
+        init: config.backend.init(),
+    };
+    session_plan.check().map_err(|e| e.to_string())?;
     for notice in &plan.notices {
         errln!("{notice}");
     }
-    if let Some(cpus) = &plan.main_affinity {
-        let cpus: Vec<usize> = cpus.iter().collect();
-        rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
-    }
     if let Some(profile) = &config.profile {
         errln!("{}", profile.settings_line(&config, &plan));
-    }
-
-    // --backend xenomai: Xenomai's initialisation, on this (the main) thread before any
-    // measuring thread starts (it locks memory, as every Xenomai program does); a binary
-    // without Xenomai is refused here, before anything changes.
-    config.backend.start()?;
-
-    // Everything below changes the machine; each change is undone when its guard drops.
-    if config.mlockall
-        && let Err(e) = rtlat_linux::lock_memory()
-    {
-        errln!("warning: {e}; the run continues, but page faults may add latency");
     }
     if config.verbose {
         let online = cpus.online().len();
         let possible = CpuSet::possible(std::path::Path::new("/")).map_or(online, |s| s.len());
         outln!("Max CPUs = {possible}\nOnline CPUs = {online}");
     }
-    let _dma_latency = match config.dma_latency_us() {
-        Some(us) => match DmaLatencyGuard::set(us as i32) {
-            Ok(guard) => {
-                outln!("# /dev/cpu_dma_latency set to {us}us");
-                Some(guard)
-            }
-            Err(e) => {
-                errln!("warning: {e}; C-states are not limited for this run");
-                None
-            }
-        },
-        None => {
-            // cyclictest's warnings (stderr) when it leaves /dev/cpu_dma_latency alone.
-            if as_cyclictest && config.laptop {
-                errln!("WARN: not setting cpu_dma_latency to save battery power");
-            } else if as_cyclictest && config.default_system {
-                errln!("WARN: not setting cpu_dma_latency from cyclictest");
-            }
-            None
+    // Everything below changes the machine; each change is undone when its guard drops.
+    let session = Session::start(&session_plan, |notice| match notice {
+        Notice::MemoryNotLocked(e) => {
+            errln!("warning: {e}; the run continues, but page faults may add latency")
         }
-    };
+        Notice::DmaLatencyHeld(us) => outln!("# /dev/cpu_dma_latency set to {us}us"),
+        Notice::DmaLatencyNotHeld(e) => {
+            errln!("warning: {e}; C-states are not limited for this run")
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if session_plan.dma_latency_us.is_none() {
+        // cyclictest's warnings (stderr) when it leaves /dev/cpu_dma_latency alone.
+        if as_cyclictest && config.laptop {
+            errln!("WARN: not setting cpu_dma_latency to save battery power");
+        } else if as_cyclictest && config.default_system {
+            errln!("WARN: not setting cpu_dma_latency from cyclictest");
+        }
+    }
     // cyclictest opens ftrace for --tracemark only with -b, and says where it found it.
     let ftrace = if config.tracemark && config.breaktrace.is_some() {
         match Ftrace::open(std::path::Path::new("/")) {
@@ -249,10 +241,6 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             .map(|_| default_window_ring())
             .collect(),
     };
-    // The per-second time series, one per thread, filled by the main thread (`supervise`).
-    let mut series: Vec<SecondsSeries> = (0..plan.threads.len())
-        .map(|_| SecondsSeries::default())
-        .collect();
     let threads = measure_plans.iter().map(|p| {
         let shared = &shared;
         let histogram = new_run_histogram();
@@ -264,10 +252,10 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
         panicked: "a measurement thread panicked",
     };
-    let mut explainer = None;
     let mut explain_failed = None;
-    let (mut reports, ()) = measurement_threads(threads, failures, |scope| {
+    let measured = session.measure(threads, failures, |scope| {
         shared.ready.wait();
+        let mut explainer = None;
         // --explain: the evidence sampler starts once the threads are set up (their ids
         // known), before they measure.
         if config.explain {
@@ -309,7 +297,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                             for (t, live) in plan.threads.iter().zip(&shared.live) {
                                 text::thread_line(
                                     &mut out,
-                                    header(t, shared),
+                                    live::header(t, shared),
                                     &live.read(),
                                     nanoseconds,
                                 );
@@ -319,7 +307,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                     );
                 });
         }
-        supervise(
+        Live::new(
             &config,
             &plan,
             &shared,
@@ -327,10 +315,11 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             as_cyclictest,
             snapshot.as_ref(),
             start,
-            &mut series,
-            explainer.as_mut(),
-        );
-    })?;
+            explainer,
+        )
+    });
+    let (mut reports, live) = measured.map_err(|e| e.to_string())?;
+    let (explainer, series) = live.into_parts();
     if let Some(e) = explain_failed {
         return Err(e);
     }
@@ -397,191 +386,6 @@ pub(crate) fn run_governor(config: &RunConfig, plan: &Plan) -> Result<Option<Run
     }
 }
 
-/// The main thread's job while the measurement runs: answer SIGUSR1 and SIGUSR2, refresh
-/// the screen, print `-v` samples, and end the run on a signal, a reader gone from standard
-/// output, or a thread's end (the threads end themselves at `-D`; `start` is when the
-/// measurement started, the main thread ends a run whose threads sleep far past its `-D`).
-#[allow(clippy::too_many_arguments)]
-fn supervise(
-    config: &RunConfig,
-    plan: &Plan,
-    shared: &RunShared,
-    nanoseconds: bool,
-    as_cyclictest: bool,
-    snapshot: Option<&SnapshotFile>,
-    start: Instant,
-    series: &mut [SecondsSeries],
-    mut explainer: Option<&mut Explainer>,
-) {
-    let threads = plan.threads.len();
-    let policy = policy_text(config);
-    let mut stdout = std::io::stdout().lock();
-    let mut last_max: Vec<i64> = vec![i64::MIN; threads];
-    let mut first = true;
-    let longest_interval = plan
-        .threads
-        .iter()
-        .map(|t| t.interval_us)
-        .max()
-        .unwrap_or(0);
-    // The latest thread start: -A staggers them by its offset, --secaligned offsets them all.
-    let latest_offset_us = match config.align {
-        Some(Align::Aligned { offset_us }) => offset_us.saturating_mul(threads as u64),
-        Some(Align::SecAligned { offset_us }) => offset_us,
-        None => 0,
-    };
-    // None past the end of time: the threads' own -D ends the run then.
-    let backstop = config.duration.and_then(|d| {
-        start
-            .checked_add(Duration::from_micros(latest_offset_us))?
-            .checked_add(d)?
-            .checked_add(Duration::from_micros(longest_interval).min(BACKSTOP) + BACKSTOP)
-    });
-    loop {
-        // First, as cyclictest answers them in its signal handler: SIGUSR1 and SIGUSR2 wake
-        // the pause below, and are answered before anything else is done.
-        answer_status_requests(plan, shared, nanoseconds, snapshot);
-        // Read before the figures: once every thread is done, this pass prints the final ones.
-        let all_done = shared.live.iter().all(LiveStatus::finished);
-        let mut out = String::new();
-        if config.verbose {
-            for (i, ring) in shared.rings.iter().enumerate() {
-                if let Some(ring) = ring {
-                    ring.drain(|cycle, value, _wake| {
-                        text::verbose_line(&mut out, i, cycle, value, nanoseconds)
-                    });
-                }
-            }
-        } else if !config.quiet {
-            let figures: Vec<LiveFigures> = shared.live.iter().map(LiveStatus::read).collect();
-            let new_max = figures.iter().zip(&last_max).any(|(f, m)| f.max_ns != *m);
-            if first || !config.refresh_on_max || new_max {
-                if !first {
-                    text::cursor_up(&mut out, threads);
-                }
-                text::live_header(&mut out, &policy, &loadavg());
-                for (t, f) in plan.threads.iter().zip(&figures) {
-                    let header = header(t, shared);
-                    text::thread_line(&mut out, header, f, nanoseconds);
-                    if !as_cyclictest {
-                        append_overruns(&mut out, f.overruns);
-                    }
-                }
-                first = false;
-                for (m, f) in last_max.iter_mut().zip(&figures) {
-                    *m = f.max_ns;
-                }
-            }
-        }
-        write_stdout(&mut stdout, &out);
-        // --explain: every cycle's wake-up from the threads' taps into their spike watches.
-        if let Some(explainer) = explainer.as_deref_mut() {
-            explainer.drain(shared);
-        }
-        for (seconds, ring) in series.iter_mut().zip(&shared.seconds) {
-            seconds.drain(ring);
-        }
-        if all_done {
-            break;
-        }
-        // A reader gone from standard output (`| head`) ends the run as a stop signal does;
-        // the process then ends by SIGPIPE, once the run is undone (see `rtlat::stdio`).
-        if signals::stop_requested()
-            || rtlat::stdio::reader_gone()
-            || backstop.is_some_and(|at| Instant::now() >= at)
-        {
-            shared.stop.store(true, Ordering::Release);
-        }
-        if shared.stop.load(Ordering::Acquire) {
-            // The run is ending (a signal, -D, a thread's own end): the threads still asleep
-            // are woken now, not at their next deadline (an interval or a --secaligned start
-            // may be an hour away); their interrupted cycle is not measured, as in
-            // cyclictest. Sent again on each pass until they are done (see
-            // `cancel_measurement`), which takes microseconds.
-            signals::cancel_measurement(
-                shared
-                    .live
-                    .iter()
-                    .filter(|l| !l.finished())
-                    .map(LiveStatus::tid),
-            );
-            signals::sleep_or_signal(ENDING);
-        } else {
-            // A stop signal, SIGUSR1 or SIGUSR2 ends the pause at once.
-            signals::sleep_or_signal(REFRESH);
-        }
-    }
-    if config.refresh_on_max && !config.quiet && !config.verbose {
-        // cyclictest -M moves up over the block after each refresh and, at the end, back
-        // down: its output ends with `ESC[nA ESC[nB`.
-        let mut out = String::new();
-        text::cursor_up(&mut out, threads);
-        text::cursor_down(&mut out, threads);
-        write_stdout(&mut stdout, &out);
-    }
-}
-
-/// Writes `text` to standard output unless its reader is gone; a failure is noted for
-/// `rtlat::stdio` (a reader gone ends the run).
-fn write_stdout(stdout: &mut std::io::StdoutLock, text: &str) {
-    if text.is_empty() || rtlat::stdio::reader_gone() {
-        return;
-    }
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        rtlat::stdio::stdout_failed(&e);
-    }
-}
-
-/// SIGUSR1: the status block on stderr. SIGUSR2: the same block into the snapshot file.
-fn answer_status_requests(
-    plan: &Plan,
-    shared: &RunShared,
-    nanoseconds: bool,
-    snapshot: Option<&SnapshotFile>,
-) {
-    let status = signals::take_status_request();
-    let to_snapshot = signals::take_snapshot_request();
-    if !status && !to_snapshot {
-        return;
-    }
-    let lines: Vec<_> = plan
-        .threads
-        .iter()
-        .zip(&shared.live)
-        .map(|(t, l)| (header(t, shared), l.read()))
-        .collect();
-    let mut block = String::new();
-    text::status_block(&mut block, &lines, nanoseconds);
-    if to_snapshot && let Some(file) = snapshot {
-        // cyclictest's SIGUSR2: the status block into its shared-memory file, which
-        // rt-tests' get_cyclictest_snapshot reads.
-        let _ = file.write(&block);
-    }
-    if status {
-        err!("{block}");
-    }
-}
-
-fn header(t: &options::ThreadPlan, shared: &RunShared) -> text::LineHeader {
-    text::LineHeader {
-        index: t.index as usize,
-        tid: shared.live[t.index as usize].tid(),
-        priority: i32::from(t.priority),
-        interval_us: t.interval_us,
-    }
-}
-
-/// rtlat's addition after `Max:` (never under the name `cyclictest`).
-fn append_overruns(out: &mut String, overruns: u64) {
-    if out.ends_with('\n') {
-        out.pop();
-        out.push_str(&format!(" Overruns:{overruns:6}\n"));
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn finish(
     config: &RunConfig,
@@ -610,9 +414,9 @@ fn finish(
     if config.quiet && config.histogram.is_none() {
         for (t, r) in plan.threads.iter().zip(reports) {
             let f = final_figures(r);
-            text::thread_line(&mut out, header(t, shared), &f, nanoseconds);
+            text::thread_line(&mut out, live::header(t, shared), &f, nanoseconds);
             if !as_cyclictest {
-                append_overruns(&mut out, r.overruns);
+                live::append_overruns(&mut out, r.overruns);
             }
         }
     }
@@ -793,22 +597,6 @@ fn epoch(config: &RunConfig) -> (u64, u64) {
         _ => now,
     };
     (now, epoch)
-}
-
-/// cyclictest's policy text: `fifo`, or `other/other` when the threads run SCHED_OTHER.
-fn policy_text(config: &RunConfig) -> String {
-    let p = config.policy();
-    if p.is_realtime() {
-        p.name().to_string()
-    } else {
-        format!("{}/other", p.name())
-    }
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.trim_end().to_string())
-        .unwrap_or_default()
 }
 
 fn unix_now() -> u64 {

@@ -5,6 +5,8 @@ pub mod explain;
 pub mod fifo;
 // --deepest-idle-state N: idle states limited for the run.
 pub mod idle_states;
+// The main thread while the threads measure: the live lines, -v, SIGUSR1/SIGUSR2.
+pub mod live;
 // The measuring threads' plan from the options, run through rtlat-engine.
 pub mod measure;
 pub mod options;

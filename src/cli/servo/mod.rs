@@ -104,6 +104,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         housekeeping: None,
         lock_memory: true,
         dma_latency_us: Some(0),
+        init: None,
     };
     session.check().map_err(|e| e.to_string())?;
     let session = Session::start(&session, |notice| match notice {
