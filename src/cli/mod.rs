@@ -4,6 +4,8 @@
 //! its commands use.
 
 pub mod backend;
+// The cyclictest-style measurement `run` and `monitor` share.
+pub mod cyclic;
 pub mod latency;
 pub mod run;
 pub mod servo;

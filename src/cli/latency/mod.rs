@@ -35,7 +35,7 @@ use self::options::{Config, Parsed};
 use self::output::BuildInfo;
 use self::seconds::{Live, Seconds};
 use crate::cli::backend::Backend;
-use crate::cli::run::options::cpuset_refused;
+use crate::cli::cyclic::options::cpuset_refused;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 

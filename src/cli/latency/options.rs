@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use crate::cli::backend::{self, Backend};
-use crate::cli::run::options::{UsageError, check_writable_parent};
-use crate::cli::run::values::whole_number;
+use crate::cli::cyclic::options::{UsageError, check_writable_parent};
+use crate::cli::cyclic::values::whole_number;
 use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 
 /// Xenomai's default sampling period: 100 µs on x86, 1000 µs on ARM

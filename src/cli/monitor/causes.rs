@@ -15,8 +15,8 @@ use rtlat_system::noise::{SpikeRecord, Threshold, Verdict};
 
 use super::metrics::{Labels, Metrics, label_value};
 use super::windows::{ThreadWindows, WindowMax};
-use crate::cli::run::explain::{self, Explainer};
-use crate::cli::run::options::{Plan, RunConfig, Unit};
+use crate::cli::cyclic::explain::{self, Explainer};
+use crate::cli::cyclic::options::{Plan, RunConfig, Unit};
 
 /// Samples before a thread's p99.9 is the threshold of the stderr line (before that, every
 /// window's maximum is told).

@@ -35,9 +35,10 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{DmaLatencyGuard, ProcessCpus, signals};
 use rtlat_system::facts::Facts;
 
-use crate::cli::run::execute::{measure_plans, run_governor};
-use crate::cli::run::measure::run_thread;
-use crate::cli::run::options::{Plan, check_writable_parent};
+use crate::cli::cyclic::governor::run_governor;
+use crate::cli::cyclic::measure::measure_plans;
+use crate::cli::cyclic::measure::run_thread;
+use crate::cli::cyclic::options::{Plan, check_writable_parent};
 use causes::WindowCauses;
 use metrics::{Labels, Metrics, ThreadId};
 use options::{MonitorConfig, Parsed};
@@ -117,7 +118,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         .map_err(|e| format!("--listen {}: cannot listen there: {e}", config.listen))?;
     let listening = listener.local_addr().map_err(|e| e.to_string())?;
     let governor = run_governor(&config.run, &plan)?;
-    let idle_states = crate::cli::run::idle_states::check(&config.run, &cpus)?;
+    let idle_states = crate::cli::cyclic::idle_states::check(&config.run, &cpus)?;
     let policy = config.run.policy();
     if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
         rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;

@@ -1,6 +1,6 @@
 //! `rtlat monitor`'s command line. Its own options (`--window`, `--spike-above`, `--listen`,
 //! `--textfile`, spelled in full) are taken out first; every other word is `rtlat run`'s,
-//! read by run's parser ([`crate::cli::run::options::parse`]), with the monitor's defaults
+//! read by run's parser ([`crate::cli::cyclic::options::parse`]), with the monitor's defaults
 //! filled in where the command line leaves a setting out:
 //!
 //! | setting | monitor default | unless given |
@@ -20,7 +20,9 @@ use std::time::Duration;
 
 use rtlat_linux::cpuset::CpuSet;
 
-use crate::cli::run::options::{self as run_options, Parsed as RunParsed, RunConfig, UsageError};
+use crate::cli::cyclic::options::{
+    self as run_options, Parsed as RunParsed, RunConfig, UsageError,
+};
 
 /// The port `/metrics` listens on by default (on 127.0.0.1). Prometheus' list of exporter
 /// ports (9100–9999) is fully allocated; this one is not in common use. `--listen` chooses

@@ -12,28 +12,25 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, Ftrace, PosixClock, ProcessCpus, signals};
 
 use rtlat_engine::rings::{default_window_ring, sample_ring};
-use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
+use rtlat_engine::run::{RunShared, ThreadReport, new_run_histogram};
 use rtlat_engine::session::{Notice, Session, SessionPlan};
-use rtlat_engine::setup::Setup;
 use rtlat_engine::tap::WakeTap;
 use rtlat_engine::threads::Failures;
-use rtlat_engine::timers::ClockSource;
 use rtlat_engine::{LiveFigures, LiveStatus};
 
-use super::explain::{self, Explained, Explainer};
 use super::live::{self, Live};
-use super::measure::run_thread;
-use super::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
 use super::snapshot::SnapshotFile;
 use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
+use crate::cli::cyclic::explain::{self, Explained, Explainer};
+use crate::cli::cyclic::governor::run_governor;
+use crate::cli::cyclic::measure::{measure_plans, run_thread};
+use crate::cli::cyclic::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
 use rtlat::atomic_file::{write_atomically, write_atomically_with};
 use rtlat::exit_status;
 
-/// Bytes of each measurement thread's stack written before the run.
-const STACK_PREFAULT: usize = 32 * 1024;
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
 const VERBOSE_RING: usize = 16_384;
 
@@ -110,7 +107,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         .map(|profile| profile.audit_tools())
         .transpose()?;
     let governor = run_governor(&config, &plan)?;
-    let idle_states = super::idle_states::check(&config, &cpus)?;
+    let idle_states = crate::cli::cyclic::idle_states::check(&config, &cpus)?;
     // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
     // (100 ms), before anything changes.
     #[cfg(target_arch = "aarch64")]
@@ -196,7 +193,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     let fifo = config
         .fifo
         .as_deref()
-        .map(super::fifo::StatsFifo::create)
+        .map(crate::cli::cyclic::fifo::StatsFifo::create)
         .transpose()?;
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
@@ -363,29 +360,6 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     )
 }
 
-/// What `--governor` and `--profile` hold for the run on its threads' CPUs, checked (nothing
-/// changed yet): `--governor` or the profile's governor, and the profile's frequency.
-pub(crate) fn run_governor(config: &RunConfig, plan: &Plan) -> Result<Option<RunGovernor>, String> {
-    let cpus = plan.threads.iter().map(|t| t.cpu);
-    let Some(profile) = &config.profile else {
-        return match &config.governor {
-            Some(name) => RunGovernor::check(name, &format!("--governor {name}"), cpus).map(Some),
-            None => Ok(None),
-        };
-    };
-    let asked_by = match &config.governor {
-        Some(name) => format!("--governor {name}"),
-        None => profile.option(),
-    };
-    let governor = RunGovernor::check(profile.governor(config), &asked_by, cpus)?;
-    match profile.board.frequency.fixed_khz {
-        Some(khz) => governor
-            .with_frequency(u64::from(khz), &profile.option())
-            .map(Some),
-        None => Ok(Some(governor)),
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn finish(
     config: &RunConfig,
@@ -528,56 +502,6 @@ fn final_figures(r: &ThreadReport) -> LiveFigures {
         sum_ns: s.sum() as i64,
         overruns: r.overruns,
     }
-}
-
-pub(crate) fn measure_plans(
-    config: &RunConfig,
-    plan: &Plan,
-    policy: rtlat_linux::Policy,
-) -> Vec<MeasurePlan> {
-    let unit_ns: u64 = if config.unit == Unit::Ns { 1 } else { 1000 };
-    plan.threads
-        .iter()
-        .map(|t| MeasurePlan {
-            index: t.index as usize,
-            setup: Setup {
-                cpu: Some(t.cpu),
-                policy,
-                priority: i32::from(t.priority),
-                prefault_stack: STACK_PREFAULT,
-            },
-            interval_ns: t.interval_us * 1000,
-            loops: (config.loops > 0).then_some(config.loops),
-            duration_ns: config
-                .duration
-                .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
-            // cyclictest compares the latency truncated to the display unit: `> b` there is
-            // `>= (b + 1) units` here.
-            break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
-            timer: config.timer,
-            // Only the JSON file has the per-second time series.
-            seconds_series: config.json.is_some(),
-            clock: config.backend.clock(
-                match config.clock {
-                    Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
-                    Clock::Realtime => ClockSource::Posix(ClockId::Realtime),
-                    #[cfg(target_arch = "aarch64")]
-                    Clock::Cntvct => ClockSource::Counter,
-                },
-                i32::from(t.priority),
-                Some(t.cpu),
-            ),
-            linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
-            aligned_offset_ns: match config.align {
-                Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),
-                Some(Align::SecAligned { offset_us }) => Some(offset_us * 1000),
-                None => None,
-            },
-            display_unit_ns: unit_ns,
-            spike_above_ns: config.spike.map(|s| ((s + 1) * unit_ns - 1) as i64),
-            spike_nodes: config.spike_nodes as usize,
-        })
-        .collect()
 }
 
 /// Now and the common start for aligned starts, in the run clock's nanoseconds: now, or with

@@ -14,10 +14,10 @@ use rtlat_engine::session::{Pass, Supervisor};
 use rtlat_engine::{LiveFigures, LiveStatus};
 use rtlat_linux::signals;
 
-use super::explain::Explainer;
-use super::options::{Align, Plan, RunConfig, ThreadPlan};
 use super::output::cyclictest as text;
 use super::snapshot::SnapshotFile;
+use crate::cli::cyclic::explain::Explainer;
+use crate::cli::cyclic::options::{Align, Plan, RunConfig, ThreadPlan};
 
 /// How often the main thread refreshes the screen and checks for the end (cyclictest: 10 ms).
 const REFRESH: Duration = Duration::from_millis(10);

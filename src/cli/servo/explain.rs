@@ -160,14 +160,14 @@ pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeR
             "# explain {} thread: max jitter {jitter} ns, from the late wake-up of run {} ({} ns late):",
             plan.name, record.cycle, record.latency_ns
         );
-        crate::cli::run::explain::verdict_lines(&mut out, &record.verdict);
+        crate::cli::cyclic::explain::verdict_lines(&mut out, &record.verdict);
     }
     out
 }
 
 /// A thread's worst run for the JSON (`threads.NAME.spikes`, one entry).
 pub fn json(record: &SpikeRecord) -> Spike {
-    let (causes, unexplained) = crate::cli::run::explain::verdict_json(&record.verdict);
+    let (causes, unexplained) = crate::cli::cyclic::explain::verdict_json(&record.verdict);
     Spike {
         cycle: record.cycle.into(),
         latency: record.latency_ns.into(),

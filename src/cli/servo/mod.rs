@@ -27,7 +27,7 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{Policy, ProcessCpus};
 
 use self::options::{Config, Parsed};
-use crate::cli::run::options::cpuset_refused;
+use crate::cli::cyclic::options::cpuset_refused;
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 use rtlat_engine::servo::{Figures, Plan, Report, Shared};

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::run::options::{UsageError, check_writable_parent};
-use crate::cli::run::values::{duration, whole_number};
+use crate::cli::cyclic::options::{UsageError, check_writable_parent};
+use crate::cli::cyclic::values::{duration, whole_number};
 use rtlat::options::{self as getopt, Describe, HasArg, Spec};
 
 /// LinuxCNC's default base period: 25 µs.

@@ -1,8 +1,17 @@
-//! `rtlat run`'s measuring threads: rtlat-engine's, with this program's allocation count
-//! (its counting allocator), so every run shows that its threads allocated nothing while
-//! measuring.
+//! The measuring threads of `rtlat run` and `rtlat monitor`: each thread's
+//! [`MeasurePlan`] from the options and the plan ([`measure_plans`]), run by rtlat-engine with
+//! this program's allocation count (its counting allocator), so every run shows that its
+//! threads allocated nothing while measuring ([`run_thread`]).
 
 use rtlat_engine::run::{MeasurePlan, RunHistogram, RunShared, ThreadReport};
+use rtlat_engine::setup::Setup;
+use rtlat_engine::timers::ClockSource;
+use rtlat_linux::ClockId;
+
+use super::options::{Align, Clock, Plan, RunConfig, Unit};
+
+/// Bytes of each measurement thread's stack written before the run.
+const STACK_PREFAULT: usize = 32 * 1024;
 
 /// Runs one measuring thread to the end of the run ([`rtlat_engine::run::run_thread`]).
 pub fn run_thread(
@@ -11,6 +20,58 @@ pub fn run_thread(
     histogram: Box<RunHistogram>,
 ) -> Result<ThreadReport, String> {
     rtlat_engine::run::run_thread(plan, shared, histogram, crate::allocations::this_thread)
+}
+
+/// Each thread's plan for the engine: its CPU, policy and priority, interval, end, timer and
+/// clock, histogram and spike settings, as the options and `plan` say.
+pub fn measure_plans(
+    config: &RunConfig,
+    plan: &Plan,
+    policy: rtlat_linux::Policy,
+) -> Vec<MeasurePlan> {
+    let unit_ns: u64 = if config.unit == Unit::Ns { 1 } else { 1000 };
+    plan.threads
+        .iter()
+        .map(|t| MeasurePlan {
+            index: t.index as usize,
+            setup: Setup {
+                cpu: Some(t.cpu),
+                policy,
+                priority: i32::from(t.priority),
+                prefault_stack: STACK_PREFAULT,
+            },
+            interval_ns: t.interval_us * 1000,
+            loops: (config.loops > 0).then_some(config.loops),
+            duration_ns: config
+                .duration
+                .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
+            // cyclictest compares the latency truncated to the display unit: `> b` there is
+            // `>= (b + 1) units` here.
+            break_above_ns: config.breaktrace.map(|b| ((b + 1) * unit_ns - 1) as i64),
+            timer: config.timer,
+            // Only the JSON file has the per-second time series.
+            seconds_series: config.json.is_some(),
+            clock: config.backend.clock(
+                match config.clock {
+                    Clock::Monotonic => ClockSource::Posix(ClockId::Monotonic),
+                    Clock::Realtime => ClockSource::Posix(ClockId::Realtime),
+                    #[cfg(target_arch = "aarch64")]
+                    Clock::Cntvct => ClockSource::Counter,
+                },
+                i32::from(t.priority),
+                Some(t.cpu),
+            ),
+            linear: config.histogram.map(|h| (h.buckets as usize, unit_ns)),
+            aligned_offset_ns: match config.align {
+                Some(Align::Aligned { offset_us }) => Some(offset_us * 1000 * t.index as u64),
+                Some(Align::SecAligned { offset_us }) => Some(offset_us * 1000),
+                None => None,
+            },
+            display_unit_ns: unit_ns,
+            spike_above_ns: config.spike.map(|s| ((s + 1) * unit_ns - 1) as i64),
+            spike_nodes: config.spike_nodes as usize,
+        })
+        .collect()
 }
 
 #[cfg(test)]

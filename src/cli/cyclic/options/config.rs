@@ -15,7 +15,7 @@ use crate::cli::backend::Backend;
 // Made once per process and matched at once: boxing the config would buy nothing.
 #[allow(clippy::large_enum_variant)]
 pub enum Parsed {
-    /// `--help` or `-?`: print [`super::super::usage::usage`] and exit 0.
+    /// `--help` or `-?`: print `rtlat run`'s usage (`cli::run::usage`) and exit 0.
     Help,
     /// A measurement run.
     Run(RunConfig),

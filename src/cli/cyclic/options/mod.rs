@@ -25,7 +25,7 @@
 //! and carries on with cyclictest's settings (`-S` with `-t`/`-a`, `-p` with a non-real-time
 //! `--policy`, `-d` with `-h`, `-s` with `-x`), and under the name cyclictest ends where
 //! cyclictest ends, with its lines and statuses ([`cyclictest_refusal`]). The differences
-//! that remain are listed in one place, [`super::usage::DIFFERENCES`] (printed by
+//! that remain are listed in one place, `cli::run::usage::DIFFERENCES` (printed by
 //! `cyclictest --help`, and in the README).
 //!
 //! rtlat's own options (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`) must

@@ -1,6 +1,6 @@
 //! The option table of `rtlat run` and of rtlat invoked as `cyclictest`: one entry per option
 //! (names, whether it takes a value), and what each value must be for messages. The usage
-//! text is cyclictest's, kept verbatim in `super::super::usage` (a test checks it names every
+//! text is cyclictest's, kept verbatim in `cli::run::usage` (a test checks it names every
 //! option of this table).
 
 use rtlat::options::{Describe, HasArg, Peek, Spec};

@@ -833,7 +833,7 @@ fn deepest_idle_state() {
 
 #[test]
 fn the_usage_names_every_option_of_the_table() {
-    use super::super::usage::usage;
+    use crate::cli::run::usage::usage;
     // Refused by name (cyclictest's obsolete or unsupported options), told in DIFFERENCES.
     let refused = ["nanosleep", "oscope", "resolution", "dbg_cyclictest"];
     for cyclictest in [false, true] {
