@@ -15,6 +15,8 @@
 
 pub mod audit;
 pub mod causes;
+// The main thread while the threads measure: the rings drained into the metrics.
+pub mod live;
 pub mod metrics;
 pub mod options;
 pub mod server;
@@ -29,10 +31,11 @@ use std::time::{Duration, Instant};
 
 use rtlat_engine::rings::{sample_ring, window_ring};
 use rtlat_engine::run::{RunShared, new_run_histogram};
-use rtlat_engine::threads::{Failures, measurement_threads};
+use rtlat_engine::session::{Notice, Session, SessionPlan};
+use rtlat_engine::threads::Failures;
 use rtlat_engine::{LiveFigures, LiveStatus};
 use rtlat_linux::cpuset::CpuSet;
-use rtlat_linux::{DmaLatencyGuard, ProcessCpus, signals};
+use rtlat_linux::{ProcessCpus, signals};
 use rtlat_system::facts::Facts;
 
 use crate::cli::cyclic::governor::run_governor;
@@ -40,13 +43,12 @@ use crate::cli::cyclic::measure::measure_plans;
 use crate::cli::cyclic::measure::run_thread;
 use crate::cli::cyclic::options::{Plan, check_writable_parent};
 use causes::WindowCauses;
+use live::{DRAIN_EVERY, Drain, drain};
 use metrics::{Labels, Metrics, ThreadId};
 use options::{MonitorConfig, Parsed};
 use rtlat::exit_status;
-use windows::{ThreadWindows, WindowClock};
+use windows::ThreadWindows;
 
-/// How often the main thread drains the rings and reads the live figures.
-pub const DRAIN_EVERY: Duration = Duration::from_millis(100);
 /// Seconds of samples a thread's ring holds before the oldest are lost (the main thread
 /// drains it ten times a second).
 const RING_SECONDS: u64 = 10;
@@ -120,46 +122,45 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     let governor = run_governor(&config.run, &plan)?;
     let idle_states = crate::cli::cyclic::idle_states::check(&config.run, &cpus)?;
     let policy = config.run.policy();
-    if let Some(top) = plan.threads.iter().map(|t| t.priority).max() {
-        rtlat_linux::check_rt_permission(policy, i32::from(top)).map_err(|e| e.to_string())?;
-    }
-    for notice in &plan.notices {
-        errln!("{notice}");
-    }
     // The main thread, and so the server and audit threads it starts, on the housekeeping
     // CPUs: the default ones not measured, never an isolated one (or --mainaffinity's).
     let housekeeping = housekeeping_cpus(&plan, cpus.default_cpus());
-    match &housekeeping {
-        Some(cpus) => {
-            let cpus: Vec<usize> = cpus.iter().collect();
-            rtlat_linux::set_affinity(&cpus).map_err(|e| format!("--mainaffinity: {e}"))?;
-        }
-        None => errln!(
+    let session_plan = SessionPlan {
+        realtime: plan
+            .threads
+            .iter()
+            .map(|t| t.priority)
+            .max()
+            .map(|top| (policy, i32::from(top))),
+        housekeeping: housekeeping.as_ref().map(|cpus| cpus.iter().collect()),
+        lock_memory: config.run.mlockall,
+        dma_latency_us: config.run.dma_latency_us(),
+        init: None,
+    };
+    session_plan.check().map_err(|e| e.to_string())?;
+    for notice in &plan.notices {
+        errln!("{notice}");
+    }
+    if housekeeping.is_none() {
+        errln!(
             "rtlat monitor: every CPU of this process's default set is measured: the server shares them with the measuring threads, which preempt it (isolate CPUs, or give -a fewer CPUs)"
-        ),
+        );
     }
 
     // Everything below changes the machine; each change is undone when its guard drops.
-    if config.run.mlockall
-        && let Err(e) = rtlat_linux::lock_memory()
-    {
-        errln!("warning: {e}; the monitor continues, but page faults may add latency");
-    }
-    let _dma_latency =
-        config
-            .run
-            .dma_latency_us()
-            .and_then(|us| match DmaLatencyGuard::set(us as i32) {
-                Ok(guard) => Some(guard),
-                Err(e) => {
-                    errln!("warning: {e}; C-states are not limited for this monitor");
-                    None
-                }
-            });
+    let session = Session::start(&session_plan, |notice| match notice {
+        Notice::MemoryNotLocked(e) => {
+            errln!("warning: {e}; the monitor continues, but page faults may add latency")
+        }
+        Notice::DmaLatencyNotHeld(e) => {
+            errln!("warning: {e}; C-states are not limited for this monitor")
+        }
+        Notice::DmaLatencyHeld(_) => {}
+    })
+    .map_err(|e| e.to_string())?;
     let _governor = governor.map(|g| g.hold()).transpose()?;
     let _idle_states = idle_states.map(|s| s.hold(false)).transpose()?;
 
-    let measure_plans = measure_plans(&config.run, &plan, policy);
     let ids: Vec<ThreadId> = plan
         .threads
         .iter()
@@ -223,10 +224,10 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
             config.window.as_secs()
         );
         let measured = measure(
+            &session,
             &config,
             &plan,
             &shared,
-            &measure_plans,
             (&metrics, &info_now),
             &mut windows,
             &cpus.default_cpus().iter().collect::<Vec<usize>>(),
@@ -252,14 +253,15 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
 /// The measurement, and the main thread's draining, until the threads end (a stop signal,
 /// `-l`, `-D`, a failure).
 fn measure(
+    session: &Session,
     config: &MonitorConfig,
     plan: &Plan,
     shared: &RunShared,
-    measure_plans: &[rtlat_engine::run::MeasurePlan],
-    (metrics, info_now): (&Metrics, &dyn Fn() -> Labels),
+    metrics: (&Metrics, &dyn Fn() -> Labels),
     windows: &mut [ThreadWindows],
     default_cpus: &[usize],
 ) -> Result<(), String> {
+    let measure_plans = measure_plans(&config.run, plan, config.run.policy());
     let threads = measure_plans.iter().map(|p| {
         let histogram = new_run_histogram();
         (format!("rtlat-t{}", p.index), move || {
@@ -271,7 +273,7 @@ fn measure(
         panicked: "a measurement thread panicked",
     };
     let mut explain_failed = None;
-    let (reports, ()) = measurement_threads(threads, failures, |_| {
+    let measured = session.measure(threads, failures, |_| {
         shared.ready.wait();
         // --explain: the evidence sampler starts once the threads are set up (their ids
         // known), before they measure, as in `rtlat run --explain`.
@@ -290,45 +292,15 @@ fn measure(
             }
         }
         shared.go.wait();
-        let mut clock = WindowClock::new(config.window);
-        loop {
-            let all_done = shared.live.iter().all(LiveStatus::finished);
-            drain(shared, windows);
-            if let Some(causes) = causes.as_mut() {
-                causes.update(windows, metrics);
-            }
-            if clock.ended(Instant::now()) {
-                metrics.set_info(info_now());
-                close_windows(config, windows, metrics, causes.as_mut());
-            }
-            if all_done {
-                break;
-            }
-            if signals::stop_requested() {
-                shared.stop.store(true, Ordering::Release);
-            }
-            if shared.stop.load(Ordering::Acquire) {
-                // As `rtlat run` ends: the sleeping threads woken now, their interrupted
-                // cycle not counted.
-                signals::cancel_measurement(
-                    shared
-                        .live
-                        .iter()
-                        .filter(|l| !l.finished())
-                        .map(LiveStatus::tid),
-                );
-                signals::sleep_or_signal(Duration::from_millis(1));
-            } else {
-                signals::sleep_or_signal(DRAIN_EVERY);
-            }
-        }
-    })?;
+        Drain::new(config, shared, &mut *windows, metrics, causes)
+    });
+    let (reports, _) = measured.map_err(|e| e.to_string())?;
     if let Some(e) = explain_failed {
         return Err(e);
     }
     drain(shared, windows);
     if let Some(path) = &config.textfile
-        && let Err(e) = textfile::write(path, metrics)
+        && let Err(e) = textfile::write(path, metrics.0)
     {
         errln!("rtlat monitor: {e}");
     }
@@ -347,36 +319,6 @@ fn measure(
         );
     }
     Ok(())
-}
-
-/// Drains every thread's ring and live figures into the metrics.
-fn drain(shared: &RunShared, windows: &mut [ThreadWindows]) {
-    for ((w, ring), live) in windows.iter_mut().zip(&shared.rings).zip(&shared.live) {
-        if let Some(ring) = ring {
-            w.drain(ring, live);
-        }
-    }
-}
-
-/// A window has ended: its maxima become the last window's, the textfile is written.
-/// With `--explain`, each window's maximum's cause is told.
-fn close_windows(
-    config: &MonitorConfig,
-    windows: &mut [ThreadWindows],
-    metrics: &Metrics,
-    mut causes: Option<&mut WindowCauses>,
-) {
-    for (i, w) in windows.iter_mut().enumerate() {
-        let closed = w.close_window();
-        if let Some(causes) = causes.as_deref_mut() {
-            causes.close(i, closed, w, metrics);
-        }
-    }
-    if let Some(path) = &config.textfile
-        && let Err(e) = textfile::write(path, metrics)
-    {
-        errln!("rtlat monitor: {e}");
-    }
 }
 
 /// The audit, at start and once per window, until `stop`.
