@@ -14,6 +14,8 @@ pub mod idle_states;
 // The measuring threads' plans from the options, run through rtlat-engine.
 pub mod measure;
 pub mod options;
+// --smi under the name cyclictest: where cyclictest cannot read the counter either.
+pub mod smi;
 
 /// The option-value parsers live in the library (`rtlat::values`), where the fuzz targets reach them.
 pub use rtlat::values;

@@ -28,6 +28,7 @@ use crate::cli::cyclic::explain::{self, Explained, Explainer};
 use crate::cli::cyclic::governor::run_governor;
 use crate::cli::cyclic::measure::{measure_plans, run_thread};
 use crate::cli::cyclic::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
+use crate::cli::cyclic::smi;
 use rtlat::atomic_file::{write_atomically, write_atomically_with};
 use rtlat::exit_status;
 
@@ -157,6 +158,14 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         }
     })
     .map_err(|e| e.to_string())?;
+    if config.smi {
+        // cyclictest opens the counter in its first measuring thread, once set up.
+        errln!(
+            "{}",
+            smi::unreadable(plan.threads.first().map_or(0, |t| t.cpu))
+        );
+        return Ok(ExitCode::from(1));
+    }
     if session_plan.dma_latency_us.is_none() {
         // cyclictest's warnings (stderr) when it leaves /dev/cpu_dma_latency alone.
         if as_cyclictest && config.laptop {

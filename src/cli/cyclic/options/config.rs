@@ -119,6 +119,9 @@ pub struct RunConfig {
     pub profile: Option<RunProfile>,
     /// Whether rtlat was invoked as `cyclictest` (then rtlat's own options were refused).
     pub invoked_as_cyclictest: bool,
+    /// `--smi` under the name cyclictest, on a processor cyclictest reads an SMI counter on:
+    /// the run ends after its set-up as cyclictest's does (see `cyclic::smi`).
+    pub smi: bool,
     /// What cyclictest warns about and carries on (`-S -t 1`, `-p 80 --policy batch`, ...),
     /// worded as cyclictest words it; printed on stderr before the run (see [`super::Plan::notices`]).
     pub warnings: Vec<String>,
@@ -168,6 +171,7 @@ impl Default for RunConfig {
             backend: Backend::Linux,
             profile: None,
             invoked_as_cyclictest: false,
+            smi: false,
             warnings: Vec::new(),
         }
     }

@@ -213,8 +213,9 @@ pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, Usa
             Opt::Relative => relative = true,
             Opt::System => system = true,
             Opt::PosixTimers => posix = true,
-            // rtlat reads no SMI counter: it fails as cyclictest does on a processor without
-            // one (under the name cyclictest, with cyclictest's FATAL line and status 1).
+            // rtlat reads no SMI counter. Under the name cyclictest it ends as cyclictest does
+            // where cyclictest cannot read one either (see `cyclic::smi`).
+            Opt::Smi if invoked_as_cyclictest => config.smi = true,
             Opt::Smi => {
                 return Err(UsageError::NotHere {
                     option: name(id),
