@@ -23,9 +23,10 @@
 #      under mlockall(MCL_CURRENT) every page mapped is made resident, and a dynamically
 #      linked program maps all of libc.so.6 (2.1 MB here, as much as cyclictest's whole
 #      footprint less 1 MB), where a static one carries only the parts of the C library
-#      it calls. A third program gives the floor: examples/rss_floor.rs locks memory and
-#      runs two threads with the engine's stack size and a 10 000-bucket histogram each,
-#      and nothing else; what a Rust program with std costs under -m before any of rtlat.
+#      it calls. A third program gives the floor: the rss_floor example
+#      (examples/rtlat-examples/examples/rss_floor.rs) locks memory and runs two threads
+#      with the engine's stack size and a 10 000-bucket histogram each, and nothing else;
+#      what a Rust program with std costs under -m before any of rtlat.
 #   4. The stripped size of each binary: rtlat, rtlat-tools, rtlat-plot (release builds,
 #      stripped copies; the board builds as they are, stripped by the profile), cyclictest.
 #
@@ -38,7 +39,7 @@
 # (`cargo build --release`) and the static board build
 # (`rustup target add x86_64-unknown-linux-musl; cargo build --profile board --target
 # x86_64-unknown-linux-musl`; without it its rows are left out), and the floor
-# (`cargo build --release --example rss_floor`; without it its row is left out). This
+# (`cargo build --release -p rtlat-examples --example rss_floor`; without it its row is left out). This
 # script does not build. Writes only under a temp dir, removed at the end unless KEEP=1.
 #
 # Usage:  benches/vs-cyclictest.sh
@@ -102,7 +103,7 @@ if [[ -x $RSS_FLOOR ]]; then
     cp "$RSS_FLOOR" "$out/rss-floor"
     floor=("$out/rss-floor")
 else
-    echo "# no $RSS_FLOOR: the RSS floor row is left out (cargo build --release --example rss_floor)"
+    echo "# no $RSS_FLOOR: the RSS floor row is left out (cargo build --release -p rtlat-examples --example rss_floor)"
 fi
 ct=("$CYCLICTEST")
 echo "# cyclictest: $CYCLICTEST ($("$CYCLICTEST" --help 2>&1 | head -1 || true))"

@@ -16,10 +16,6 @@ pub mod atomic_file;
 pub mod exit_status;
 pub mod options;
 pub mod output;
-#[cfg(feature = "plot")]
-#[doc(hidden)]
-#[allow(missing_docs)]
-pub mod plot;
 pub mod values;
 
 /// The commands, one folder per subcommand, run by the binaries' `main`s: `rtlat`

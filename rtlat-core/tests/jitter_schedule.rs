@@ -1,6 +1,6 @@
 //! The monitor against loops that stall for ten periods, replayed tick by tick with exact
 //! figures: one that catches up (missed periods run back to back, as LinuxCNC and a hardware
-//! timer do, and as examples/servo_monitor.rs does) and one that skips them (as cyclictest
+//! timer do, and as rtlat-examples' servo_monitor does) and one that skips them (as cyclictest
 //! does).
 //!
 //! Before `tick_at`, the monitor's own schedule skipped the ten periods while the loop ran

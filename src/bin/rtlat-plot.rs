@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    rtlat::args::main("rtlat plot", |args| rtlat::plot::main(&args[1..]))
+    rtlat::args::main("rtlat plot", |args| rtlat::cli::plot::main(&args[1..]))
 }

@@ -28,5 +28,8 @@ pub mod irq;
 // `rtlat monitor` runs in rtlat-monitor (feature `monitor`).
 #[cfg(feature = "monitor")]
 pub mod monitor;
+// `rtlat plot` runs in rtlat-plot (feature `plot`); the drawing is the rtlat-plot crate's.
+#[cfg(feature = "plot")]
+pub mod plot;
 #[cfg(feature = "tools")]
 pub mod threads;

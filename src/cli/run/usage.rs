@@ -95,7 +95,7 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              \x20                        (-t -a CPUS), --policy, -p, --governor, the frequency held\n\
              \x20                        for the run, and its rtlat audit checks (told on stderr);\n\
              \x20                        options given override it. NAME: {}\n",
-            crate::cli::cyclic::options::profile::names()
+            crate::cli::cyclic::options::board_names()
         ));
     }
     if invoked_as_cyclictest {

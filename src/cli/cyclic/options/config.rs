@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use rtlat_arm64::BoardProfile;
 use rtlat_linux::ClockId;
+use rtlat_linux::cpuset::CpuSet;
 
-use super::profile::RunProfile;
 use super::{CpuSpec, DEFAULT_DISTANCE_US, DEFAULT_INTERVAL_US, DEFAULT_SPIKE_NODES};
 use crate::cli::backend::Backend;
 
@@ -302,4 +303,19 @@ impl RunConfig {
             Some(self.latency_target_us.unwrap_or(0))
         }
     }
+}
+
+/// The profile of a run, with the CPUs its layout chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunProfile {
+    /// The board profile.
+    pub board: &'static BoardProfile,
+    /// The CPUs the profile's layout put the threads on (and so needs); `None` when `-a` or
+    /// `-S` chose the CPUs.
+    pub cpus: Option<CpuSet>,
+}
+
+/// The profile names, for usage text and errors: `bubblegum96`.
+pub fn board_names() -> String {
+    BoardProfile::names().collect::<Vec<_>>().join(", ")
 }

@@ -54,7 +54,8 @@ pub mod profile;
 mod table;
 
 pub use config::{
-    Align, Clock, Histogram, Parsed, Policy, RunConfig, Threads, TimerKind, Unit, timer_name,
+    Align, Clock, Histogram, Parsed, Policy, RunConfig, RunProfile, Threads, TimerKind, Unit,
+    board_names, timer_name,
 };
 pub use cpu_spec::{CpuSpec, Unusable};
 pub use parse::{given, parse};

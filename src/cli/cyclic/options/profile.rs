@@ -32,19 +32,9 @@ use rtlat_formats::schema::rtlat::Profile;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::tune::format_khz;
 
-use super::config::{Policy, RunConfig, Threads};
+use super::config::{Policy, RunConfig, RunProfile, Threads};
 use super::cpu_spec::CpuSpec;
 use super::plan::Plan;
-
-/// The profile of a run, with the CPUs its layout chose.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunProfile {
-    /// The board profile.
-    pub board: &'static BoardProfile,
-    /// The CPUs the profile's layout put the threads on (and so needs); `None` when `-a` or
-    /// `-S` chose the CPUs.
-    pub cpus: Option<CpuSet>,
-}
 
 /// Which of the settings a profile fills in the command line gave.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -59,11 +49,6 @@ pub struct Given {
     pub priority: bool,
     /// `--policy`.
     pub policy: bool,
-}
-
-/// The profile names, for usage text and errors: `bubblegum96`.
-pub fn names() -> String {
-    BoardProfile::names().collect::<Vec<_>>().join(", ")
 }
 
 /// Fills in `config` from `board` where `given` says the command line left a setting out,

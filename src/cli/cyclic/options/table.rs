@@ -5,7 +5,6 @@
 
 use rtlat::options::{Describe, HasArg, Peek, Spec};
 
-use super::profile;
 use super::{
     MAX_DURATION_SECS, MAX_HISTOGRAM_BUCKETS, MAX_IDLE_STATE, MAX_INTERVAL_US, MAX_PM_QOS_US,
     MAX_RT_PRIORITY, MAX_SPIKE_NODES, MAX_THREADS, MAX_THRESHOLD,
@@ -249,7 +248,7 @@ pub(super) fn expected(id: Opt) -> String {
         Opt::Governor => {
             "a cpufreq governor name: letters, digits, _ or -, at most 15 characters (e.g. performance)".into()
         }
-        Opt::Profile => format!("a board profile: {}", profile::names()),
+        Opt::Profile => format!("a board profile: {}", super::config::board_names()),
         Opt::Backend => format!("one of {}", crate::cli::backend::NAMES),
         Opt::DefaultSystem
         | Opt::Laptop

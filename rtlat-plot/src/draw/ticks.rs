@@ -6,8 +6,8 @@ use std::ops::Range;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use crate::plot::style::size;
-use crate::plot::text::Measure;
+use crate::style::size;
+use crate::text::Measure;
 
 /// The widest of `labels`, design pixels.
 pub fn widest(labels: impl Iterator<Item = String>, measure: &dyn Measure, em: f64) -> f64 {

@@ -3,13 +3,17 @@
 //! then cyclictest's `T:` line and the min/avg/max. Needs root (or CAP_SYS_NICE and
 //! CAP_IPC_LOCK); without it says so in one line and exits 1.
 //!
-//! `sudo cargo run --release --example cyclic_loop -- [LOOPS [INTERVAL_US]]` (default 10000 1000)
+//! `sudo cargo run --release -p rtlat-examples --example cyclic_loop -- [LOOPS [INTERVAL_US]]` (default 10000 1000)
 
-use rtlat::exit_status::BAD_INPUT;
 use rtlat_core::report::CyclictestLine;
 use rtlat_core::{CycleConfig, CycleEngine, DefaultHistogram, Outcome};
 use rtlat_linux::{AbsoluteSleep, ClockId, Policy, PosixClock, ThreadSetup, lock_memory};
 use std::process::ExitCode;
+
+/// Exit status 2, bad input refused before anything ran: rtlat's own
+/// (`rtlat::exit_status::BAD_INPUT`), defined here as this package depends on the core and
+/// the backends only.
+const BAD_INPUT: u8 = 2;
 
 const PRIORITY: i32 = 80;
 

@@ -6,9 +6,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{MARGIN, Scale, stroke};
-use crate::plot::figure::Figure;
-use crate::plot::style::size;
-use crate::plot::text::Measure;
+use crate::figure::Figure;
+use crate::style::size;
+use crate::text::Measure;
 
 /// Where the legend's entries go.
 pub struct Layout {

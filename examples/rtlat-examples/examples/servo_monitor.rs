@@ -5,14 +5,18 @@
 //! `T:` line and the `J:` interval line; the servo never waits for it. Needs root; without
 //! it says so in one line and exits 1.
 //!
-//! `sudo cargo run --release --example servo_monitor -- [LOOPS [INTERVAL_US]]` (default 2000 1000)
+//! `sudo cargo run --release -p rtlat-examples --example servo_monitor -- [LOOPS [INTERVAL_US]]` (default 2000 1000)
 
-use rtlat::exit_status::BAD_INPUT;
 use rtlat_core::report::{CyclictestLine, JitterLine};
 use rtlat_core::{CycleConfig, DefaultHistogram, Periodic, SharedJitterMonitor};
 use rtlat_linux::{AbsoluteSleep, ClockId, Policy, PosixClock, ThreadSetup, lock_memory};
 use std::time::{Duration, Instant};
 use std::{error::Error, fmt::Display, num::NonZeroU64, process::ExitCode, sync::Arc, thread};
+
+/// Exit status 2, bad input refused before anything ran: rtlat's own
+/// (`rtlat::exit_status::BAD_INPUT`), defined here as this package depends on the core and
+/// the backends only.
+const BAD_INPUT: u8 = 2;
 
 type Done = Result<(DefaultHistogram, Duration), Box<dyn Error + Send + Sync>>;
 

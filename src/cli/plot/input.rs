@@ -1,25 +1,10 @@
-//! The result files to plot: each read by [`rtlat_formats`], with its time series and the
-//! name its legend entries carry.
+//! The result files to plot, by path: each read by [`rtlat_formats`], with its time series
+//! and the name its legend entries carry.
 
 use std::path::Path;
 
-use rtlat_formats::{Format, Run};
-
-use super::time_series::{self, Timeline};
-
-/// One result file.
-#[derive(Debug, Clone)]
-pub struct Input {
-    /// The path as given.
-    pub path: String,
-    /// The name legend entries start with: the file's name, or its path where two files
-    /// share a name.
-    pub name: String,
-    /// What the file holds.
-    pub run: Run,
-    /// Per-second maxima, where the file has them.
-    pub timelines: Vec<Timeline>,
-}
+use rtlat_formats::Format;
+use rtlat_plot::Input;
 
 /// Reads `files`; the errors are one line each, `FILE: what was wrong`.
 pub fn load(files: &[String]) -> Result<Vec<Input>, Vec<String>> {
@@ -58,9 +43,9 @@ fn load_one(file: &str) -> Result<Input, String> {
             )
             .map_err(|e| e.to_string())?;
             let text = String::from_utf8_lossy(&bytes);
-            time_series::timelines(&run, &text)?
+            rtlat_plot::timelines(&run, &text).map_err(|e| e.to_string())?
         }
-        _ => time_series::timelines(&run, "")?,
+        _ => rtlat_plot::timelines(&run, "").map_err(|e| e.to_string())?,
     };
     Ok(Input {
         path: file.to_string(),

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use rtlat_plot::{ImageKind, SIZE_LIMITS};
+
 use crate::options::{self, Grammar, Spec, UsageError};
 
 /// The usage text (`rtlat plot --help`): the options part written from [`SPECS`].
@@ -83,15 +85,6 @@ const SPECS: &[Spec<Opt>] = &[
         .help("this help"),
 ];
 
-/// What the image is written as, from the output's extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImageKind {
-    /// Scalable vector graphics: text stays text, no font needed.
-    Svg,
-    /// A bitmap, text rendered with a system font.
-    Png,
-}
-
 /// The parsed command line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -117,9 +110,6 @@ pub enum Parsed {
     /// Print the usage.
     Help,
 }
-
-/// Smallest and largest image side accepted by `--size`.
-pub const SIZE_LIMITS: (u32, u32) = (400, 8000);
 
 /// Parses `rtlat plot`'s arguments (what was typed: the files are read and the output
 /// checked after); the error is one line for the user.

@@ -5,10 +5,10 @@ use plotters::prelude::*;
 
 use super::ticks::{count_label, label_areas, linear_label, tick_step};
 use super::{MARGIN, Scale, max_markers, mesh_colours, stroke};
-use crate::plot::curve;
-use crate::plot::figure::{FLOOR, Figure, HistogramAxes};
-use crate::plot::style::size;
-use crate::plot::text::Measure;
+use crate::curve;
+use crate::figure::{FLOOR, Figure, HistogramAxes};
+use crate::style::size;
+use crate::text::Measure;
 
 /// Draws the histogram panel: latency (µs, linear) against samples (log, from 1), one
 /// step curve per entry, each maximum marked.

@@ -6,9 +6,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{MARGIN, Scale};
-use crate::plot::figure::Figure;
-use crate::plot::style::size;
-use crate::plot::text::{Measure, fit_with, wrap};
+use crate::figure::Figure;
+use crate::style::size;
+use crate::text::{Measure, fit_with, wrap};
 
 /// The settings lines as drawn: each wrapped once, then shortened.
 fn detail_lines(figure: &Figure, measure: &dyn Measure, width: f64) -> Vec<String> {

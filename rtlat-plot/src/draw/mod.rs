@@ -18,8 +18,8 @@ mod ticks;
 mod time_panel;
 
 use super::figure::{Entry, Figure};
-use super::options;
 use super::text::Measure;
+use crate::SIZE_LIMITS;
 
 /// The font family plotters names in the SVG; the PNG's backend draws every family with the
 /// font it found.
@@ -49,7 +49,7 @@ pub fn default_size(figure: &Figure, measure: &dyn Measure) -> (u32, u32) {
         + legend::layout(figure, measure, width).height
         + MARGIN;
     let needed = (frame + panels).ceil() as u32;
-    (DEFAULT_WIDTH, base.max(needed).min(options::SIZE_LIMITS.1))
+    (DEFAULT_WIDTH, base.max(needed).min(SIZE_LIMITS.1))
 }
 
 /// Space above and below the panels, design pixels.

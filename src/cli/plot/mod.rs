@@ -5,35 +5,21 @@
 //! image with each second's maximum over time (and, for `rtlat run --explain` files, each
 //! explained spike marked on it, the largest labelled with its likely cause).
 //!
-//! The files are read by [`rtlat_formats`] (format detected from the content); the figure
-//! is built independently of the output (`figure`), then drawn with plotters (`draw`) on
-//! its SVG backend (text stays text: no font needed) or on a bitmap whose text is drawn with a
-//! font found on the machine (`font`, `raster`). The image is written by [`crate::output`]:
-//! checked before the files are read, then replaced atomically (or written to a device).
+//! The files are read by [`rtlat_formats`] (format detected from the content, `input`); the
+//! image is made by [`rtlat_plot`] and written by [`crate::output`]: checked before the files
+//! are read, then replaced atomically (or written to a device). This is the command's front:
+//! its options, its files by path, its messages and exit statuses.
 
-mod curve;
-mod draw;
-mod figure;
-mod font;
 mod input;
 mod options;
-mod raster;
-mod style;
-mod text;
-mod time_series;
-mod title;
-
-#[cfg(test)]
-mod tests;
 
 use std::process::ExitCode;
 
-use plotters::prelude::*;
+use rtlat_plot::PlotError;
 
 use crate::exit_status;
 
-use self::figure::Figure;
-use self::options::{ImageKind, Options, Parsed, usage};
+use self::options::{Options, Parsed, usage};
 
 /// Runs `rtlat plot ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
@@ -75,39 +61,15 @@ pub fn main(args: &[String]) -> ExitCode {
 /// Reads and draws; the errors are one line each.
 fn make_image(options: &Options) -> Result<Vec<u8>, Vec<String>> {
     let inputs = input::load(&options.files)?;
-    let figure =
-        figure::build(&inputs, options.title.as_deref(), options.x_max_us).map_err(|e| vec![e])?;
-    let output = options.output.display();
-    match options.kind {
-        ImageKind::Svg => {
-            let size = options
-                .size
-                .unwrap_or_else(|| draw::default_size(&figure, &text::Table));
-            svg(&figure, size)
-        }
-        ImageKind::Png => {
-            let fonts = font::find().map_err(|e| vec![e])?;
-            let size = options.size.unwrap_or_else(|| {
-                draw::default_size(
-                    &figure,
-                    &text::FontMeasure {
-                        regular: &fonts.regular,
-                        bold: &fonts.bold,
-                    },
-                )
-            });
-            raster::png(&figure, &fonts, size)
-        }
-    }
-    .map_err(|e| vec![format!("{output}: {e}")])
-}
-
-/// The figure as SVG text.
-fn svg(figure: &Figure, size: (u32, u32)) -> Result<Vec<u8>, String> {
-    let mut text = String::new();
-    {
-        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
-        draw::draw(&root, figure, &text::Table, 1.0)?;
-    }
-    Ok(text.into_bytes())
+    rtlat_plot::image(
+        &inputs,
+        options.title.as_deref(),
+        options.x_max_us,
+        options.kind,
+        options.size,
+    )
+    .map_err(|e| match e {
+        PlotError::Draw(e) => vec![format!("{}: {e}", options.output.display())],
+        other => vec![other.to_string()],
+    })
 }

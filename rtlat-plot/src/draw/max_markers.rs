@@ -6,9 +6,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Scale, stroke};
-use crate::plot::figure::{Entry, FLOOR, Figure, HistogramAxes};
-use crate::plot::style::size;
-use crate::plot::text::Measure;
+use crate::figure::{Entry, FLOOR, Figure, HistogramAxes};
+use crate::style::size;
+use crate::text::Measure;
 
 /// Rows of labels under the top of the plot; labels that find no room in them are left to
 /// the legend, so that they never pile up over the curves.

@@ -7,9 +7,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Scale;
-use crate::plot::figure::Figure;
-use crate::plot::style::size;
-use crate::plot::text::Measure;
+use crate::figure::Figure;
+use crate::style::size;
+use crate::text::Measure;
 
 /// The marks' colour: a red none of the curves has.
 pub const SPIKE_COLOUR: RGBColor = RGBColor(200, 0, 0);

@@ -8,8 +8,8 @@
 //! whole of every library mapped (libc, libgcc_s) and of the binary itself, so this floor is
 //! the price of a Rust program with std, before any of rtlat's code.
 //!
-//! `sudo cargo run --release --example rss_floor -- [LOOPS]` (default 2000; other arguments,
-//! such as the benchmark's cyclictest options, are ignored)
+//! `sudo cargo run --release -p rtlat-examples --example rss_floor -- [LOOPS]` (default 2000;
+//! other arguments, such as the benchmark's cyclictest options, are ignored)
 
 use std::process::ExitCode;
 use std::time::Duration;

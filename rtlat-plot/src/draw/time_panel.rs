@@ -7,9 +7,9 @@ use plotters::prelude::*;
 
 use super::ticks::{label_areas, linear_label, linear_labels, tick_step};
 use super::{MARGIN, Scale, mesh_colours, spike_marks, stroke};
-use crate::plot::figure::{Figure, TimeAxes};
-use crate::plot::style::size;
-use crate::plot::text::Measure;
+use crate::figure::{Figure, TimeAxes};
+use crate::style::size;
+use crate::text::Measure;
 
 /// Draws the time panel: each entry's per-window maximum (µs) over time.
 pub fn draw<DB: DrawingBackend>(
