@@ -6,6 +6,8 @@
 pub mod backend;
 // The cyclictest-style measurement `run` and `monitor` share.
 pub mod cyclic;
+// --explain's evidence and verdicts, for run, servo and monitor.
+pub mod explain;
 pub mod latency;
 pub mod run;
 pub mod servo;

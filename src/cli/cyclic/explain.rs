@@ -13,36 +13,24 @@ use std::time::{Duration, Instant};
 use rtlat_engine::run::{RunShared, ThreadReport};
 use rtlat_engine::tap::TapReader;
 use rtlat_formats::schema::Field;
-use rtlat_formats::schema::rtlat::{Explain, Spike, SpikeCause};
-use rtlat_linux::cpuset::CpuSet;
-use rtlat_system::Facts;
-use rtlat_system::noise::tracer::{self, TracerPath};
-use rtlat_system::noise::{
-    Config, Findings, NoiseTrace, Sampler, SamplerThread, Spike as NoiseSpike, SpikeRecord,
-    SpikeWatch, Threshold, Verdict, Watched, WatchedThread,
-};
+use rtlat_formats::schema::rtlat::{Explain, Spike};
+use rtlat_system::noise::{Findings, SpikeRecord, SpikeWatch, Threshold, WatchedThread};
 use serde_json::Number;
 
 use super::options::{Plan, RunConfig};
+use crate::cli::explain::evidence::add_tracer_causes;
+use crate::cli::explain::{Evidence, verdict};
 
 /// The main thread's time explaining spikes per pass (it drains every 10 ms): the sampler
 /// cannot sample while a verdict is made.
 const SETTLE_BUDGET: Duration = Duration::from_millis(2);
 
-/// A run's explainer: the sampler thread and the threads' watches.
+/// A run's explainer: the evidence and the threads' watches.
 #[derive(Debug)]
 pub struct Explainer {
-    sampler: SamplerThread,
+    evidence: Evidence,
     watches: Vec<SpikeWatch>,
     readers: Vec<TapReader>,
-    /// The CPUs the sampler runs on (empty: any).
-    housekeeping: Vec<usize>,
-    /// The main thread was moved to them.
-    main_moved: bool,
-    period_ns: u64,
-    tracer: String,
-    /// The osnoise tracer, where the kernel has it.
-    trace: Option<NoiseTrace>,
 }
 
 /// One thread's findings with what the report needs to place them.
@@ -84,31 +72,17 @@ impl Explainer {
             cpus.dedup();
             cpus
         };
-        let housekeeping: Vec<usize> = default_cpus
-            .iter()
-            .copied()
-            .filter(|c| !measured.contains(c))
-            .collect();
-        let pid = std::process::id();
-        let watched: Vec<Watched> = tids
-            .iter()
-            .map(|&tid| Watched {
-                pid,
-                tid: tid as u32,
-            })
-            .collect();
-        let sampler_config = Config::default();
-        let period_ns = sampler_config.period.as_nanos() as u64;
-        let sampler = Sampler::new(Facts::live(), &measured, &watched, sampler_config);
-        let sampler = SamplerThread::spawn(sampler, &housekeeping)
-            .map_err(|e| format!("--explain: cannot start the evidence sampler thread: {e}"))?;
-        // The main thread now makes the verdicts: off the measured CPUs too, unless
+        let tids: Vec<u32> = tids.iter().map(|&tid| tid as u32).collect();
+        // The main thread then makes the verdicts: off the measured CPUs too, unless
         // --mainaffinity placed it.
-        let main_moved = config.main_affinity.is_none()
-            && !housekeeping.is_empty()
-            && rtlat_linux::set_affinity(&housekeeping).is_ok();
+        let evidence = Evidence::start(
+            &measured,
+            &tids,
+            default_cpus,
+            config.main_affinity.is_none(),
+            true,
+        )?;
         let threshold = threshold(config);
-        let (trace, tracer) = start_tracer(&measured);
         let readers = plan
             .threads
             .iter()
@@ -117,12 +91,12 @@ impl Explainer {
         let watches = plan
             .threads
             .iter()
-            .zip(tids)
+            .zip(&tids)
             .map(|(t, &tid)| {
                 SpikeWatch::new(
                     WatchedThread {
                         cpu: Some(t.cpu),
-                        tid: tid as u32,
+                        tid,
                         interval_ns: t.interval_us * 1000,
                     },
                     threshold,
@@ -131,33 +105,25 @@ impl Explainer {
             })
             .collect();
         Ok(Explainer {
-            sampler,
+            evidence,
             watches,
             readers,
-            housekeeping,
-            main_moved,
-            period_ns,
-            tracer,
-            trace,
         })
     }
 
     /// The line printed on stderr when the run starts.
     pub fn started_line(&self) -> String {
-        let on = if self.housekeeping.is_empty() {
-            "any CPU (every available CPU is measured)".to_string()
-        } else {
-            format!("CPU {}", cpu_list(&self.housekeeping))
-        };
         format!(
-            "# --explain: sampling the measured CPUs every {} ms from {on}, SCHED_OTHER{}; tracer {}",
-            self.period_ns as f64 / 1e6,
-            if self.main_moved {
+            "# --explain: sampling the measured CPUs every {} ms from {}, SCHED_OTHER{}; tracer {}",
+            self.evidence.period_ms(),
+            self.evidence
+                .on("any CPU (every available CPU is measured)"),
+            if self.evidence.main_moved() {
                 ", the main thread there too"
             } else {
                 ""
             },
-            self.tracer
+            self.evidence.tracer()
         )
     }
 
@@ -202,7 +168,7 @@ impl Explainer {
         wake_ns: u64,
     ) -> Option<SpikeRecord> {
         let watch = self.watches.get(index)?;
-        self.sampler
+        self.evidence
             .with(|sampler| watch.explain_now(cycle, latency_ns, wake_ns, sampler))
     }
 
@@ -210,7 +176,7 @@ impl Explainer {
     /// (the sampler waits meanwhile); the rest waits for the next pass.
     fn settle(&mut self) {
         let watches = &mut self.watches;
-        self.sampler.with(|sampler| {
+        self.evidence.with(|sampler| {
             let started = Instant::now();
             for watch in watches.iter_mut() {
                 watch.settle_within(sampler, SETTLE_BUDGET.saturating_sub(started.elapsed()));
@@ -227,35 +193,8 @@ impl Explainer {
         break_trace: Option<&std::path::Path>,
     ) -> Explained {
         self.take(shared, true);
-        let mut sampler = self.sampler.stop();
-        if let Ok(now) = rtlat_linux::PosixClock::monotonic().now_ns() {
-            sampler.sample(now);
-        }
         // The tracer's events, read once; on a break its trace is kept in a file.
-        let events = self.trace.as_ref().and_then(|trace| {
-            let _ = trace.pause();
-            if let Some(path) = break_trace {
-                match trace.read() {
-                    Ok(text) => match rtlat::atomic_file::write_atomically(path, text.as_bytes()) {
-                        Ok(()) => crate::errln!(
-                            "# --explain: the trace of the break is in {}",
-                            path.display()
-                        ),
-                        Err(e) => crate::errln!(
-                            "warning: --explain: cannot write the trace to {}: {e}",
-                            path.display()
-                        ),
-                    },
-                    Err(e) => crate::errln!("warning: --explain: cannot read the trace: {e}"),
-                }
-            }
-            trace.events().ok()
-        });
-        if let Some(trace) = self.trace.take()
-            && let Err(e) = trace.stop()
-        {
-            crate::errln!("warning: --explain: {e}");
-        }
+        let stopped = self.evidence.stop(break_trace);
         let threads = self
             .watches
             .into_iter()
@@ -265,8 +204,8 @@ impl Explainer {
                 let origin_ns = watch.origin_ns();
                 let tid = watch.thread().tid;
                 let max = reports.get(i).and_then(|r| r.max_at);
-                let mut findings = watch.finish(&sampler, max, reader.lost());
-                if let Some(events) = &events {
+                let mut findings = watch.finish(&stopped.sampler, max, reader.lost());
+                if let Some(events) = &stopped.events {
                     add_tracer_causes(&mut findings, events, tid);
                 }
                 ThreadFindings {
@@ -277,9 +216,9 @@ impl Explainer {
             .collect();
         Explained {
             threads,
-            housekeeping: self.housekeeping,
-            period_ns: self.period_ns,
-            tracer: self.tracer,
+            housekeeping: stopped.housekeeping,
+            period_ns: stopped.period_ns,
+            tracer: stopped.tracer,
         }
     }
 }
@@ -297,75 +236,6 @@ pub fn threshold(config: &RunConfig) -> Threshold {
         (None, Some(b)) => Threshold::Break((b * unit) as i64),
         (None, None) => Threshold::P999,
     }
-}
-
-/// Adds to each spike's verdict the tracer's noise events on its CPU within its window, and
-/// ranks the causes again.
-fn add_tracer_causes(findings: &mut Findings, events: &tracer::Events, tid: u32) {
-    for record in &mut findings.spikes {
-        let (Some(cpu), Verdict::Causes(causes)) = (record.cpu, &mut record.verdict) else {
-            continue;
-        };
-        if record.window_ns == (0, 0) {
-            continue;
-        }
-        let spike = NoiseSpike {
-            cpu,
-            tid: Some(tid),
-            previous_wake_ns: record.window_ns.0,
-            wake_ns: record.window_ns.1,
-            latency_ns: record.latency_ns,
-        };
-        causes.extend(tracer::causes(events.overlapping(&spike)));
-        causes.sort_by_key(|c| std::cmp::Reverse(c.score));
-    }
-}
-
-/// The osnoise tracer on the measured CPUs, where the kernel has it (its changes printed;
-/// undone when it stops), and its state in one line: `used (osnoise tracer)`, `absent: …`, or
-/// `not used: …` when starting it failed (the sampler's evidence stands alone then).
-fn start_tracer(measured: &[usize]) -> (Option<NoiseTrace>, String) {
-    let tracefs = match tracer::probe(&Facts::live()) {
-        TracerPath::Absent(why) => return (None, why),
-        TracerPath::Available(dir) => dir,
-    };
-    let cpus = match CpuSet::from_cpus(measured.iter().copied()) {
-        Ok(cpus) => cpus,
-        Err(e) => return (None, format!("not used: {e}")),
-    };
-    match NoiseTrace::start(&tracefs, &cpus) {
-        Ok(trace) => {
-            for change in trace.changes() {
-                crate::errln!("# --explain: tracefs {change}");
-            }
-            (Some(trace), "used (osnoise tracer)".into())
-        }
-        Err(e) => (None, format!("not used: {e}")),
-    }
-}
-
-/// `0-2,5`-style list of sorted CPUs.
-fn cpu_list(cpus: &[usize]) -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let start = cpus[i];
-        let mut end = start;
-        while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
-            i += 1;
-            end = cpus[i];
-        }
-        if !out.is_empty() {
-            out.push(',');
-        }
-        if start == end {
-            let _ = write!(out, "{start}");
-        } else {
-            let _ = write!(out, "{start}-{end}");
-        }
-        i += 1;
-    }
-    out
 }
 
 /// A latency in the run's unit, as the run prints it.
@@ -426,28 +296,10 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
                 spike.cycle,
                 if spike.max { " (max)" } else { "" }
             );
-            verdict_lines(&mut out, &spike.verdict);
+            verdict::lines(&mut out, &spike.verdict);
         }
     }
     out
-}
-
-/// A verdict's lines under its spike: `#   1. <cause>` each, most likely first; `#   no cause
-/// found`; or `#   no verdict: <why>`.
-pub fn verdict_lines(out: &mut String, verdict: &Verdict) {
-    match verdict {
-        Verdict::Unexplained(why) => {
-            let _ = writeln!(out, "#   no verdict: {why}");
-        }
-        Verdict::Causes(causes) if causes.is_empty() => {
-            let _ = writeln!(out, "#   no cause found");
-        }
-        Verdict::Causes(causes) => {
-            for (rank, cause) in causes.iter().enumerate() {
-                let _ = writeln!(out, "#   {}. {cause}", rank + 1);
-            }
-        }
-    }
 }
 
 fn threshold_name(f: &Findings) -> &'static str {
@@ -455,27 +307,6 @@ fn threshold_name(f: &Findings) -> &'static str {
         Threshold::ExplainAbove(_) => "--explain-above",
         Threshold::Break(_) => "-b",
         Threshold::P999 => "p99.9 as known then",
-    }
-}
-
-/// A verdict in the JSON: its `causes` (empty when there is none) and, without a verdict,
-/// the `unexplained` reason.
-pub fn verdict_json(verdict: &Verdict) -> (Vec<Field<SpikeCause>>, Field<String>) {
-    match verdict {
-        Verdict::Causes(causes) => (
-            causes
-                .iter()
-                .map(|c| {
-                    Field::from(SpikeCause {
-                        text: c.text.clone().into(),
-                        audit: c.audit.map(str::to_string).into(),
-                        score: c.score.into(),
-                    })
-                })
-                .collect(),
-            Field::Absent,
-        ),
-        Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
     }
 }
 
@@ -505,7 +336,7 @@ pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Fiel
                 .origin_ns
                 .filter(|_| s.wake_ns > 0)
                 .and_then(|o| Number::from_f64(s.wake_ns.saturating_sub(o) as f64 / 1e9));
-            let (causes, unexplained) = verdict_json(&s.verdict);
+            let (causes, unexplained) = verdict::json(&s.verdict);
             Field::from(Spike {
                 cycle: s.cycle.into(),
                 latency: s.latency_ns.into(),
@@ -528,16 +359,4 @@ pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Fiel
         })
         .collect();
     (explain, spikes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cpu_list;
-
-    #[test]
-    fn cpu_lists_join_runs() {
-        assert_eq!(cpu_list(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
-        assert_eq!(cpu_list(&[3]), "3");
-        assert_eq!(cpu_list(&[]), "");
-    }
 }

@@ -11,24 +11,20 @@ use std::fmt::Write as _;
 use rtlat_engine::servo::{Plan, Shared};
 use rtlat_formats::schema::Field;
 use rtlat_formats::schema::rtlat::Spike;
-use rtlat_system::Facts;
-use rtlat_system::noise::{
-    Config, Sampler, SamplerThread, SpikeRecord, SpikeWatch, Threshold, Verdict, Watched,
-    WatchedThread,
-};
+use rtlat_system::noise::{SpikeRecord, SpikeWatch, Threshold, Verdict, WatchedThread};
+
+use crate::cli::explain::{Evidence, verdict};
 
 /// A thread's worst run: (tick, lateness ns, wake-up ns on CLOCK_MONOTONIC).
 type Worst = (u64, i64, u64);
 
-/// The sampler and each thread's worst run.
+/// The evidence and each thread's worst run.
 #[derive(Debug)]
 pub struct Explainer {
-    sampler: SamplerThread,
+    evidence: Evidence,
     watches: Vec<SpikeWatch>,
     /// Per thread: its worst run so far and, once the sampler passed it, its record.
     worst: Vec<Option<(Worst, Option<SpikeRecord>)>>,
-    housekeeping: Vec<usize>,
-    period_ns: u64,
 }
 
 impl Explainer {
@@ -40,14 +36,9 @@ impl Explainer {
         cpu: usize,
         available: &[usize],
     ) -> Result<Explainer, String> {
-        let housekeeping: Vec<usize> = available.iter().copied().filter(|&c| c != cpu).collect();
-        let pid = std::process::id();
         let tids: Vec<u32> = shared.live.iter().map(|l| l.tid() as u32).collect();
-        let watched: Vec<Watched> = tids.iter().map(|&tid| Watched { pid, tid }).collect();
-        let config = Config::default();
-        let sampler = Sampler::new(Facts::live(), &[cpu], &watched, config);
-        let sampler = SamplerThread::spawn(sampler, &housekeeping)
-            .map_err(|e| format!("--explain: cannot start the evidence sampler thread: {e}"))?;
+        // The main thread stays where it is (it redraws the table); no tracer.
+        let evidence = Evidence::start(&[cpu], &tids, available, false, false)?;
         let watches = plans
             .iter()
             .zip(&tids)
@@ -65,31 +56,19 @@ impl Explainer {
             })
             .collect();
         Ok(Explainer {
-            sampler,
+            evidence,
             watches,
             worst: plans.iter().map(|_| None).collect(),
-            housekeeping,
-            period_ns: config.period.as_nanos() as u64,
         })
     }
 
     /// The line printed on stderr when the run starts.
     pub fn started_line(&self) -> String {
-        let on = if self.housekeeping.is_empty() {
-            "any CPU (the threads' CPU is the only one)".to_string()
-        } else {
-            format!(
-                "CPU {}",
-                self.housekeeping
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )
-        };
         format!(
-            "# --explain: sampling the threads' CPU every {} ms from {on}, SCHED_OTHER",
-            self.period_ns as f64 / 1e6
+            "# --explain: sampling the threads' CPU every {} ms from {}, SCHED_OTHER",
+            self.evidence.period_ms(),
+            self.evidence
+                .on("any CPU (the threads' CPU is the only one)")
         )
     }
 
@@ -107,7 +86,7 @@ impl Explainer {
             if let Some(((tick, lateness, wake), record @ None)) = slot {
                 let watch = &self.watches[i];
                 *record = self
-                    .sampler
+                    .evidence
                     .with(|s| watch.explain_now(*tick, *lateness, *wake, s));
             }
         }
@@ -117,10 +96,7 @@ impl Explainer {
     /// worst run's record (`None`: the thread measured no interval).
     pub fn finish(mut self, shared: &Shared) -> Vec<Option<SpikeRecord>> {
         self.update(shared);
-        let mut sampler = self.sampler.stop();
-        if let Ok(now) = rtlat_linux::PosixClock::monotonic().now_ns() {
-            sampler.sample(now);
-        }
+        let sampler = self.evidence.stop(None).sampler;
         self.worst
             .into_iter()
             .zip(&self.watches)
@@ -160,14 +136,14 @@ pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeR
             "# explain {} thread: max jitter {jitter} ns, from the late wake-up of run {} ({} ns late):",
             plan.name, record.cycle, record.latency_ns
         );
-        crate::cli::cyclic::explain::verdict_lines(&mut out, &record.verdict);
+        verdict::lines(&mut out, &record.verdict);
     }
     out
 }
 
 /// A thread's worst run for the JSON (`threads.NAME.spikes`, one entry).
 pub fn json(record: &SpikeRecord) -> Spike {
-    let (causes, unexplained) = crate::cli::cyclic::explain::verdict_json(&record.verdict);
+    let (causes, unexplained) = verdict::json(&record.verdict);
     Spike {
         cycle: record.cycle.into(),
         latency: record.latency_ns.into(),
