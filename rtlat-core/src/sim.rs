@@ -55,7 +55,7 @@ impl Clock for SimClock<'_> {
 }
 
 /// Wakes each deadline plus the next scripted delay (ticks; negative wakes early), and keeps
-/// the deadlines it was asked to sleep to. Fails with `"script exhausted"` when the script
+/// the deadlines it was asked to sleep to. Fails with [`ScriptExhausted`] when the script
 /// has no delay left.
 #[derive(Debug)]
 pub struct SimTimer<'a> {
@@ -67,11 +67,23 @@ pub struct SimTimer<'a> {
     pub deadlines: Vec<u64>,
 }
 
+/// A [`SimTimer`] asked to sleep once more than its script has delays for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptExhausted;
+
+impl core::fmt::Display for ScriptExhausted {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("script exhausted")
+    }
+}
+
+impl core::error::Error for ScriptExhausted {}
+
 impl Timer for SimTimer<'_> {
-    type Error = &'static str;
-    fn sleep_until(&mut self, deadline: u64) -> Result<(), &'static str> {
+    type Error = ScriptExhausted;
+    fn sleep_until(&mut self, deadline: u64) -> Result<(), ScriptExhausted> {
         self.deadlines.push(deadline);
-        let delay = self.delays.next().ok_or("script exhausted")?;
+        let delay = self.delays.next().ok_or(ScriptExhausted)?;
         self.now.set(deadline.checked_add_signed(delay).unwrap());
         Ok(())
     }

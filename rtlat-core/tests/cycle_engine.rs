@@ -6,7 +6,7 @@ use rtlat_core::{CycleConfig, CycleEngine, Error, Outcome, Record, Stats};
 use std::cell::Cell;
 
 use rtlat_core::sim;
-use sim::{SimClock, SimTimer};
+use sim::{ScriptExhausted, SimClock, SimTimer};
 
 /// Records every latency in order.
 #[derive(Default)]
@@ -141,7 +141,7 @@ fn backend_errors_come_out_typed() {
     let now = Cell::new(0);
     let mut e = engine(&now, 1_000_000_000, vec![1], CycleConfig::new(1_000));
     assert!(matches!(e.step(&mut ()), Ok(Outcome::Sample(_))));
-    assert_eq!(e.step(&mut ()), Err(Error::Timer("script exhausted")));
+    assert_eq!(e.step(&mut ()), Err(Error::Timer(ScriptExhausted)));
 }
 
 #[test]

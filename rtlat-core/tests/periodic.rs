@@ -7,7 +7,7 @@ use rtlat_core::{CycleConfig, Error, Periodic, Run};
 use std::cell::Cell;
 
 use rtlat_core::sim;
-use sim::{SimClock, SimTimer};
+use sim::{ScriptExhausted, SimClock, SimTimer};
 
 fn schedule<'a>(
     now: &'a Cell<u64>,
@@ -150,5 +150,5 @@ fn zero_periods_are_refused() {
     // A failing timer's error comes out as such.
     let mut p =
         Periodic::with_policy(clock(1_000_000_000), timer(), CycleConfig::new(1_000)).unwrap();
-    assert_eq!(p.wait(), Err(Error::Timer("script exhausted")));
+    assert_eq!(p.wait(), Err(Error::Timer(ScriptExhausted)));
 }

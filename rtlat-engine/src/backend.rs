@@ -4,10 +4,14 @@
 //! [`crate::timers`], Xenomai's in `crate::xenomai`); the dispatch over the pairs
 //! ([`crate::timers::with_clock_and_timer`]) depends on them, never the other way.
 
-use core::fmt::Display;
+/// A clock's error, as the measuring loop keeps it when the loop ends on it
+/// ([`crate::error::MeasureError::Step`]): any error that may cross threads.
+pub trait ClockFailure: std::error::Error + Send + Sync + 'static {}
+
+impl<E: std::error::Error + Send + Sync + 'static> ClockFailure for E {}
 
 /// A timer's error, as the measuring loop needs to see it.
-pub trait WakeError: Display {
+pub trait WakeError: std::error::Error + Send + Sync + 'static {
     /// The sleep was cut short because the run is ending (the cycle is not measured).
     fn cancelled(&self) -> bool;
 }
@@ -25,9 +29,9 @@ impl WakeError for core::convert::Infallible {
     }
 }
 
-/// rtlat-core's test simulation's timer fails with a text, never cancelled.
+/// rtlat-core's test simulation's timer runs out of script, never cancelled.
 #[cfg(test)]
-impl WakeError for &'static str {
+impl WakeError for rtlat_core::sim::ScriptExhausted {
     fn cancelled(&self) -> bool {
         false
     }

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod backend;
+pub mod error;
 pub mod latency;
 pub mod measure;
 pub mod rings;
@@ -17,5 +18,6 @@ pub mod timers;
 #[cfg(feature = "xenomai")]
 pub mod xenomai;
 
+pub use error::{MeasureError, OnThread, ThreadName};
 pub use rtlat_core::live::{LiveFigures, LiveStatus};
 pub use rtlat_core::windows::{SECOND_NS, Window};

@@ -9,13 +9,13 @@
 //! sleep and the clock read; the allocations and minor page faults taken around the loop are
 //! counted ([`Measured`]) so a run can show it.
 
-use core::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rtlat_core::{Clock, CycleEngine, Missed, Outcome, Record, Sample, Timer};
 use rtlat_linux::PageFaults;
 
-use crate::timers::WakeError;
+use crate::error::MeasureError;
+use crate::timers::{ClockFailure, WakeError};
 
 /// Whether the loop goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,17 +59,17 @@ pub struct Measured {
 /// interval from now), then runs it until `stop` is set, the engine's loop count is reached, the timer's sleep
 /// is cancelled (the run ends while the thread sleeps: that cycle is not measured) or `work`
 /// says stop. `allocations` counts the calling thread's allocations (0 where nothing counts
-/// them). Returns the loop's end (a failed step as its one-line message) and its cost.
+/// them). Returns the loop's end (a failed step as [`MeasureError::Step`]) and its cost.
 #[inline]
 pub fn measure<C, T, M, W>(
     engine: &mut CycleEngine<C, T, M>,
     stop: &AtomicBool,
     work: &mut W,
     allocations: fn() -> u64,
-) -> (Result<(), String>, Measured)
+) -> (Result<(), MeasureError>, Measured)
 where
     C: Clock,
-    C::Error: Display,
+    C::Error: ClockFailure,
     T: Timer,
     T::Error: WakeError,
     M: Missed,
@@ -82,7 +82,7 @@ where
     // An engine the front did not start starts here, so the loop's steps need not check.
     let started = match engine.next_deadline() {
         Some(_) => Ok(()),
-        None => engine.start().map_err(step_failed),
+        None => engine.start().map_err(MeasureError::step),
     };
     let result = started.and_then(|()| {
         loop {
@@ -101,7 +101,7 @@ where
                 Err(rtlat_core::Error::Timer(e)) if e.cancelled() => break Ok(()),
                 // Moved out whole (never borrowed in place), so the step's result can live in
                 // registers on the common path.
-                Err(e) => break Err(step_failed(e)),
+                Err(e) => break Err(MeasureError::step(e)),
             };
             if work.after(sample, broke, engine) == Flow::Stop {
                 break Ok(());
@@ -115,14 +115,6 @@ where
             .unwrap_or(0),
     };
     (result, measured)
-}
-
-/// The message for a step that failed. Out of line and taking the error by value: were it
-/// formatted in place, the loop would keep every step's result in memory.
-#[cold]
-#[inline(never)]
-fn step_failed<E: Display>(e: E) -> String {
-    e.to_string()
 }
 
 #[cfg(test)]
@@ -235,12 +227,14 @@ mod tests {
         let mut engine = CycleEngine::new(clock, timer, CycleConfig::new(1_000)).unwrap();
         let mut work = count(1);
         let (result, _) = measure(&mut engine, &AtomicBool::new(true), &mut work, || 0);
-        assert_eq!(result, Ok(()));
+        assert!(result.is_ok(), "{result:?}");
         assert_eq!(work.totals.count(), 0);
         let (result, _) = measure(&mut engine, &AtomicBool::new(false), &mut work, || 0);
-        assert_eq!(
-            result,
-            Err("timer sleep failed: script exhausted".to_string())
+        let error = result.expect_err("the script ran out");
+        assert!(
+            matches!(error, MeasureError::Step(rtlat_core::Error::Timer(_))),
+            "{error:?}"
         );
+        assert_eq!(error.to_string(), "timer sleep failed: script exhausted");
     }
 }

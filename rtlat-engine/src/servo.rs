@@ -17,6 +17,7 @@ use rtlat_core::{
 };
 use rtlat_linux::{AbsoluteSleep, ClockId, PosixClock};
 
+use crate::error::{MeasureError, OnThread, ThreadName};
 use crate::measure::{Flow, PerCycle, measure};
 use crate::rings::{SampleRing, sample_ring};
 use crate::setup::{Setup, prepare};
@@ -156,13 +157,16 @@ pub fn run_thread(
     index: usize,
     shared: &Shared,
     allocations: fn() -> u64,
-) -> Result<Report, String> {
+) -> Result<Report, OnThread> {
     let live = &shared.live[index];
     let _ending = Ending {
         stop: &shared.stop,
         live,
     };
-    let failed = |e: String| format!("{} thread: {e}", plan.name);
+    let failed = |error: MeasureError| OnThread {
+        thread: ThreadName::Named(plan.name.to_string()),
+        error,
+    };
     let id = ClockId::Monotonic;
     let prepared = prepare::<_, _, BackToBack>(
         &plan.setup,
@@ -173,7 +177,11 @@ pub fn run_thread(
     .map_err(failed);
     shared.ready.wait();
     let (_, mut schedule): (_, Periodic<PosixClock, AbsoluteSleep>) = prepared?;
-    let period = NonZeroU64::new(plan.period_ns).ok_or_else(|| failed("zero period".into()))?;
+    let period = NonZeroU64::new(plan.period_ns).ok_or_else(|| {
+        failed(MeasureError::Config(rtlat_core::Error::ZeroInterval(
+            "the period",
+        )))
+    })?;
     let mut work = Servo {
         monitor: JitterMonitor::new(period),
         scale: schedule.scale(),

@@ -6,6 +6,7 @@
 //! the threads already started end without running it, so none is left waiting at a
 //! barrier the missing thread would have filled.
 
+use core::fmt;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{Builder, Scope, ScopedJoinHandle};
@@ -15,88 +16,124 @@ use std::thread::{Builder, Scope, ScopedJoinHandle};
 /// room to spare. Rust's default (2 MiB) would be made resident by `mlockall` in full.
 pub const THREAD_STACK: usize = 128 * 1024;
 
-/// What a front says when a thread cannot start or panics (its messages are its own).
-pub struct Failures<'a> {
-    /// The message for a thread (by position) that could not be spawned.
-    pub cannot_start: &'a dyn Fn(usize, &io::Error) -> String,
-    /// The message for a thread that panicked.
-    pub panicked: &'a str,
+/// A measuring thread that did not bring back its report: `E` is its body's own error.
+#[derive(Debug)]
+pub enum ThreadFailed<E> {
+    /// The thread could not be spawned (the threads already started ended unmeasured).
+    CannotStart {
+        /// The thread's name.
+        name: String,
+        /// The system's reason.
+        error: io::Error,
+    },
+    /// The thread panicked.
+    Panicked {
+        /// The thread's name.
+        name: String,
+    },
+    /// The thread's body failed.
+    Failed(E),
+}
+
+impl<E: fmt::Display> fmt::Display for ThreadFailed<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ThreadFailed::CannotStart { name, error } => {
+                write!(f, "cannot start the measuring thread {name}: {error}")
+            }
+            ThreadFailed::Panicked { name } => write!(f, "the measuring thread {name} panicked"),
+            ThreadFailed::Failed(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for ThreadFailed<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ThreadFailed::CannotStart { error, .. } => Some(error),
+            ThreadFailed::Panicked { .. } => None,
+            ThreadFailed::Failed(e) => Some(e),
+        }
+    }
 }
 
 /// Spawns one thread per `(name, body)` with [`THREAD_STACK`], runs `supervise` on the
 /// calling thread once all have started, then joins them in order.
 ///
-/// Returns the bodies' reports and the supervisor's result, or the first error in thread
-/// order: a body's own message, [`Failures::panicked`], or (when a spawn fails, before
-/// `supervise` runs) [`Failures::cannot_start`], after the threads already started ended
-/// without running their bodies.
-pub fn measurement_threads<'env, T, F, S>(
+/// Returns the bodies' reports and the supervisor's result, or the first failure in thread
+/// order: a body's own error, a panic, or (when a spawn fails, before `supervise` runs) the
+/// spawn's error, after the threads already started ended without running their bodies.
+pub fn measurement_threads<'env, T, E, F, S>(
     threads: impl IntoIterator<Item = (String, F)>,
-    failures: Failures<'_>,
     supervise: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> S,
-) -> Result<(Vec<T>, S), String>
+) -> Result<(Vec<T>, S), ThreadFailed<E>>
 where
-    F: FnOnce() -> Result<T, String> + Send + 'env,
+    F: FnOnce() -> Result<T, E> + Send + 'env,
     T: Send + 'env,
+    E: Send + 'env,
 {
-    spawn_and_join(threads, |_| THREAD_STACK, failures, supervise)
+    spawn_and_join(threads, |_| THREAD_STACK, supervise)
 }
 
 /// [`measurement_threads`] with the stack size per thread (position) given: the tests make
 /// a spawn fail with an impossible one.
-fn spawn_and_join<'env, T, F, S>(
+fn spawn_and_join<'env, T, E, F, S>(
     threads: impl IntoIterator<Item = (String, F)>,
     stack_size: impl Fn(usize) -> usize,
-    failures: Failures<'_>,
     supervise: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> S,
-) -> Result<(Vec<T>, S), String>
+) -> Result<(Vec<T>, S), ThreadFailed<E>>
 where
-    F: FnOnce() -> Result<T, String> + Send + 'env,
+    F: FnOnce() -> Result<T, E> + Send + 'env,
     T: Send + 'env,
+    E: Send + 'env,
 {
     let gate = Arc::new(Gate::default());
     std::thread::scope(|scope| {
-        let mut handles: Vec<ScopedJoinHandle<'_, Option<Result<T, String>>>> = Vec::new();
+        // Each started thread's name and handle (`None`: it ended without running its body).
+        let mut handles: Vec<(String, Started<'_, T, E>)> = Vec::new();
         for (index, (name, body)) in threads.into_iter().enumerate() {
             let held = Arc::clone(&gate);
             let spawned = Builder::new()
-                .name(name)
+                .name(name.clone())
                 .stack_size(stack_size(index))
                 .spawn_scoped(scope, move || held.wait().then(body));
             match spawned {
-                Ok(handle) => handles.push(handle),
-                Err(e) => {
+                Ok(handle) => handles.push((name, handle)),
+                Err(error) => {
                     // The threads already started return without running their bodies;
                     // the scope joins them.
                     gate.open(false);
-                    return Err((failures.cannot_start)(index, &e));
+                    return Err(ThreadFailed::CannotStart { name, error });
                 }
             }
         }
         gate.open(true);
         let supervised = supervise(scope);
         // Every thread is joined (a panic left unjoined would panic the scope); the first
-        // error in thread order is the one returned.
+        // failure in thread order is the one returned.
         let mut reports = Vec::with_capacity(handles.len());
-        let mut first_error = None;
-        for handle in handles {
+        let mut first_failure = None;
+        for (name, handle) in handles {
             let report = match handle.join() {
-                Ok(Some(report)) => report,
-                Ok(None) | Err(_) => Err(failures.panicked.to_string()),
+                Ok(Some(report)) => report.map_err(ThreadFailed::Failed),
+                Ok(None) | Err(_) => Err(ThreadFailed::Panicked { name }),
             };
             match report {
                 Ok(report) => reports.push(report),
-                Err(message) => {
-                    first_error.get_or_insert(message);
+                Err(failure) => {
+                    first_failure.get_or_insert(failure);
                 }
             }
         }
-        match first_error {
-            Some(message) => Err(message),
+        match first_failure {
+            Some(failure) => Err(failure),
             None => Ok((reports, supervised)),
         }
     })
 }
+
+/// A started thread's handle: its body's result, `None` when it did not run it.
+type Started<'scope, T, E> = ScopedJoinHandle<'scope, Option<Result<T, E>>>;
 
 /// Holds the started threads until every thread has started (`true`) or one could not
 /// (`false`).
@@ -137,19 +174,6 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    const PANICKED: &str = "a measurement thread panicked";
-
-    fn cannot_start(index: usize, e: &io::Error) -> String {
-        format!("cannot start thread {index}: {e}")
-    }
-
-    fn failures() -> Failures<'static> {
-        Failures {
-            cannot_start: &cannot_start,
-            panicked: PANICKED,
-        }
-    }
-
     /// Runs `f` on its own thread; `None` if it has not returned within a minute (a hang).
     fn without_hang<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
         let (tx, rx) = mpsc::channel();
@@ -170,7 +194,7 @@ mod tests {
                 Ok::<_, String>((i, std::thread::current().name().map(str::to_owned)))
             })
         });
-        let (reports, s) = measurement_threads(threads, failures(), |_| {
+        let (reports, s) = measurement_threads(threads, |_| {
             ready.wait();
             supervised.fetch_add(1, Ordering::Relaxed)
         })
@@ -200,7 +224,6 @@ mod tests {
             let result = spawn_and_join(
                 threads,
                 |i| if i == 2 { 1 << 60 } else { THREAD_STACK },
-                failures(),
                 |_| {
                     supervised = true;
                     ready.wait();
@@ -209,10 +232,16 @@ mod tests {
             (result, supervised, bodies.load(Ordering::Relaxed))
         });
         let (result, supervised, bodies) = result.expect("the session ended (no hang)");
-        let message = result.expect_err("the spawn failed");
+        let failure = result.expect_err("the spawn failed");
         assert!(
-            message.starts_with("cannot start thread 2: "),
-            "unexpected message: {message}"
+            matches!(&failure, ThreadFailed::CannotStart { name, .. } if name == "rtlat-t2"),
+            "unexpected failure: {failure:?}"
+        );
+        assert!(
+            failure
+                .to_string()
+                .starts_with("cannot start the measuring thread rtlat-t2: "),
+            "{failure}"
         );
         assert!(!supervised, "the supervisor does not run");
         assert_eq!(bodies, 0, "no started thread runs its body");
@@ -227,8 +256,9 @@ mod tests {
                 _ => Ok(i),
             })
         });
-        let message = measurement_threads(threads, failures(), |_| ()).expect_err("thread 1");
-        assert_eq!(message, "thread 1: cannot set the policy");
+        let failure = measurement_threads(threads, |_| ()).expect_err("thread 1");
+        assert!(matches!(&failure, ThreadFailed::Failed(_)), "{failure:?}");
+        assert_eq!(failure.to_string(), "thread 1: cannot set the policy");
     }
 
     #[test]
@@ -236,7 +266,10 @@ mod tests {
         let threads = std::iter::once(("rtlat-t0".to_string(), || -> Result<(), String> {
             panic!("boom")
         }));
-        let message = measurement_threads(threads, failures(), |_| ()).expect_err("panicked");
-        assert_eq!(message, PANICKED);
+        let failure = measurement_threads(threads, |_| ()).expect_err("panicked");
+        assert_eq!(
+            failure.to_string(),
+            "the measuring thread rtlat-t0 panicked"
+        );
     }
 }

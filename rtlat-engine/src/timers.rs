@@ -8,14 +8,13 @@
 //! [`TimerFigures`]. Today: the POSIX clocks with each of rtlat-linux's timers, and on
 //! aarch64 the generic-timer counter with its counter timer.
 
-use core::fmt::Display;
-
 use rtlat_core::{Clock, Timer};
 use rtlat_linux::{
     AbsoluteSleep, ClockId, NanoSleep, PosixClock, PosixTimer, RelativeSleep, TimerFd, TimerKind,
 };
 
-pub use crate::backend::{TimerFigures, TranslationFigures, WakeError};
+pub use crate::backend::{ClockFailure, TimerFigures, TranslationFigures, WakeError};
+use crate::error::MeasureError;
 
 /// The clock a run measures on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,19 +59,18 @@ impl TimerFigures for rtlat_arm64::GenericTimerSleep {
 #[cfg(target_arch = "aarch64")]
 const CALIBRATION: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// The generic-timer clock and its timer, calibrated against CLOCK_MONOTONIC: refused (the
-/// line to print) when `CNTFRQ_EL0` is 0 or the counter does not run at its rate. The main
-/// thread calls it once before changing anything; each measuring thread makes its own.
+/// The generic-timer clock and its timer, calibrated against CLOCK_MONOTONIC: refused when
+/// `CNTFRQ_EL0` is 0 or the counter does not run at its rate. The main thread calls it once
+/// before changing anything; each measuring thread makes its own.
 #[cfg(target_arch = "aarch64")]
-pub fn counter_clock() -> Result<(rtlat_arm64::GenericTimer, rtlat_arm64::GenericTimerSleep), String>
-{
-    let failed = |e: &dyn Display| format!("-c/--clock cntvct: {e}");
-    let clock = rtlat_arm64::GenericTimer::new().map_err(|e| failed(&e))?;
-    let mut timer = rtlat_arm64::GenericTimerSleep::new(&clock).map_err(|e| failed(&e))?;
+pub fn counter_clock()
+-> Result<(rtlat_arm64::GenericTimer, rtlat_arm64::GenericTimerSleep), MeasureError> {
+    let clock = rtlat_arm64::GenericTimer::new().map_err(MeasureError::Counter)?;
+    let mut timer = rtlat_arm64::GenericTimerSleep::new(&clock).map_err(MeasureError::Counter)?;
     timer
         .calibrate(CALIBRATION)
-        .map_err(|e| failed(&e))?
-        .map_err(|e| failed(&e))?;
+        .map_err(MeasureError::Calibration)?
+        .map_err(MeasureError::Counter)?;
     Ok((clock, timer))
 }
 
@@ -81,10 +79,10 @@ pub trait WithClockAndTimer {
     /// What the work returns.
     type Output;
     /// Runs with the pair `make` makes (call it on the measuring thread, after its set-up).
-    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), String>) -> Self::Output
+    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), MeasureError>) -> Self::Output
     where
         C: Clock,
-        C::Error: Display,
+        C::Error: ClockFailure,
         T: Timer + TimerFigures,
         T::Error: WakeError;
 }
@@ -108,7 +106,7 @@ pub fn with_clock_and_timer<W: WithClockAndTimer>(
         }
     };
     let clock = PosixClock::new(id);
-    let linux = |e: rtlat_linux::TimerError| e.to_string();
+    let linux = MeasureError::Timer;
     match kind {
         TimerKind::Absolute => work.run(|| Ok((clock, AbsoluteSleep::new(id)))),
         TimerKind::Relative => work.run(|| Ok((clock, RelativeSleep::new(id)))),

@@ -18,12 +18,29 @@ use rtlat_core::Timer;
 use rtlat_xenomai_ffi::{AlchemyClock, Error, PeriodicTimer, Task};
 
 use crate::backend::{TimerFigures, WakeError};
+use crate::error::MeasureError;
 
 /// Makes the main-thread part: Xenomai's initialisation, once, before any measuring thread
-/// starts (Xenomai requires the main thread). A one-line reason when Xenomai cannot run here
-/// (built without it, Cobalt without its core).
-pub fn init() -> Result<(), String> {
-    rtlat_xenomai_ffi::init().map_err(|e| format!("--backend xenomai: {e}"))
+/// starts (Xenomai requires the main thread). Refused when Xenomai cannot run here (Cobalt
+/// without its core).
+pub fn init() -> Result<(), InitFailed> {
+    rtlat_xenomai_ffi::init().map_err(InitFailed)
+}
+
+/// Xenomai's initialisation failed (shown as `--backend xenomai: …`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InitFailed(pub Error);
+
+impl fmt::Display for InitFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "--backend xenomai: {}", self.0)
+    }
+}
+
+impl std::error::Error for InitFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }
 
 /// The Xenomai core this build links (`mercury` or `cobalt`), `None` without Xenomai.
@@ -45,9 +62,12 @@ pub fn clock_and_timer(
     priority: u8,
     cpu: Option<usize>,
     interval_ns: u64,
-) -> Result<(AlchemyClock, XenomaiTimer), String> {
+) -> Result<(AlchemyClock, XenomaiTimer), MeasureError> {
     let name = format!("rtlat-{}", NEXT_TASK.fetch_add(1, Ordering::Relaxed));
-    let failed = |e: Error| format!("Xenomai task {name}: {e}");
+    let failed = |error: Error| MeasureError::Xenomai {
+        task: name.clone(),
+        error,
+    };
     let task = Task::shadow(&name, priority, cpu).map_err(failed)?;
     let clock = AlchemyClock::new().map_err(failed)?;
     let timer = task.into_periodic_timer(interval_ns).map_err(failed)?;
@@ -82,6 +102,15 @@ impl fmt::Display for XenomaiWakeError {
         match self {
             XenomaiWakeError::Cancelled => f.write_str("the wait was cancelled"),
             XenomaiWakeError::Xenomai(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for XenomaiWakeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            XenomaiWakeError::Cancelled => None,
+            XenomaiWakeError::Xenomai(e) => Some(e),
         }
     }
 }

@@ -6,6 +6,10 @@
 //! a Xenomai 3 install (Mercury or Cobalt; `XENO_CONFIG`, see rtlat-xenomai-ffi's README).
 //! The engine, the output, the JSON and the per-second series are the same for both.
 
+#[cfg(not(feature = "xenomai"))]
+use core::fmt;
+
+use rtlat_engine::session::InitError;
 use rtlat_engine::timers::ClockSource;
 
 /// The accepted values, for usage text and errors.
@@ -44,18 +48,18 @@ impl Backend {
     /// starts: Xenomai's initialisation (which also locks the process's memory, as every
     /// Xenomai program does). A binary built without Xenomai, or built against Cobalt on a
     /// kernel without its core, is refused in one line that says what to do.
-    pub fn start(self) -> Result<(), String> {
+    pub fn start(self) -> Result<(), InitError> {
         match self {
             Backend::Linux => Ok(()),
             #[cfg(feature = "xenomai")]
-            Backend::Xenomai => rtlat_engine::xenomai::init(),
+            Backend::Xenomai => Ok(rtlat_engine::xenomai::init()?),
             #[cfg(not(feature = "xenomai"))]
-            Backend::Xenomai => Err(NOT_BUILT.to_string()),
+            Backend::Xenomai => Err(Box::new(NotBuilt)),
         }
     }
 
     /// [`Backend::start`] as a session's initialisation (`None` for Linux: nothing to do).
-    pub fn init(self) -> Option<fn() -> Result<(), String>> {
+    pub fn init(self) -> Option<fn() -> Result<(), InitError>> {
         match self {
             Backend::Linux => None,
             Backend::Xenomai => Some(|| Backend::Xenomai.start()),
@@ -98,6 +102,21 @@ impl Backend {
 #[cfg(not(feature = "xenomai"))]
 pub const NOT_BUILT: &str = "--backend xenomai: this rtlat was built without Xenomai; build it with the xenomai feature against a Xenomai 3 install: XENO_CONFIG=/usr/xenomai/bin/xeno-config cargo build --release --features xenomai";
 
+/// `--backend xenomai` in a binary built without Xenomai ([`NOT_BUILT`]).
+#[cfg(not(feature = "xenomai"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotBuilt;
+
+#[cfg(not(feature = "xenomai"))]
+impl fmt::Display for NotBuilt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(NOT_BUILT)
+    }
+}
+
+#[cfg(not(feature = "xenomai"))]
+impl std::error::Error for NotBuilt {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,13 +133,15 @@ mod tests {
             assert!(NAMES.contains(b.name()));
         }
         assert_eq!(Backend::default(), Backend::Linux);
-        assert_eq!(Backend::Linux.start(), Ok(()));
+        assert!(Backend::Linux.start().is_ok());
     }
 
     #[cfg(not(feature = "xenomai"))]
     #[test]
     fn without_the_feature_xenomai_is_refused_with_the_remedy() {
         let refusal = Backend::Xenomai.start().unwrap_err();
+        assert!(refusal.is::<NotBuilt>(), "{refusal:?}");
+        let refusal = refusal.to_string();
         assert_eq!(refusal, NOT_BUILT);
         assert!(!refusal.contains('\n'));
         assert!(refusal.contains("--features xenomai") && refusal.contains("XENO_CONFIG"));

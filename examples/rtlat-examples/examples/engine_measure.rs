@@ -70,16 +70,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(loops: u64, interval_us: u64) -> Result<(), String> {
+fn run(loops: u64, interval_us: u64) -> Result<(), Box<dyn std::error::Error>> {
     // Before the loop: lock memory, then make this thread SCHED_FIFO (stack prefaulted).
-    lock_memory().map_err(|e| e.to_string())?;
-    ThreadSetup::new(Policy::Fifo, PRIORITY)
-        .apply()
-        .map_err(|e| e.to_string())?;
+    lock_memory()?;
+    ThreadSetup::new(Policy::Fifo, PRIORITY).apply()?;
     let clock = PosixClock::new(ClockId::Monotonic);
     let timer = AbsoluteSleep::new(ClockId::Monotonic);
     let config = CycleConfig::new(interval_us * 1_000);
-    let mut engine = CycleEngine::new(clock, timer, config).map_err(|e| e.to_string())?;
+    let mut engine = CycleEngine::new(clock, timer, config)?;
     let mut work = CountLate {
         histogram: DefaultHistogram::default(),
         late: 0,

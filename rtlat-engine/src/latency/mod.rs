@@ -8,7 +8,6 @@
 
 pub mod histogram;
 
-use core::fmt::Display;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -18,11 +17,12 @@ use rtlat_linux::{AbsoluteSleep, ClockId, TimerKind};
 
 use self::histogram::XenomaiHistogram;
 use crate::SECOND_NS;
+use crate::error::{MeasureError, OnThread, ThreadName};
 use crate::measure::{Flow, PerCycle, measure};
 use crate::rings::{WindowRing, default_window_ring};
 use crate::setup::{Setup, prepare};
 use crate::timers::{
-    ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
+    ClockFailure, ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
 };
 
 /// Xenomai's first deadline: one millisecond after the sampling thread reads the clock.
@@ -111,7 +111,7 @@ impl Drop for Finished<'_> {
 }
 
 /// Runs the sampling thread until `shared.stop`, or to the end of a `-T` run. Errors are
-/// one-line messages. `allocations` counts the calling thread's allocations.
+/// failures (the thread unnamed). `allocations` counts the calling thread's allocations.
 ///
 /// As in Xenomai: the first deadline is one millisecond after the thread reads the clock
 /// (`t0`); a "second" is [`samples_per_second`] wake-ups, the first of them the warm-up
@@ -123,14 +123,19 @@ pub fn run_thread(
     plan: &Plan,
     shared: &Shared,
     allocations: fn() -> u64,
-) -> Result<Report, String> {
+) -> Result<Report, OnThread> {
     let _finished = Finished(&shared.finished);
     let thread = Thread {
         plan,
         shared,
         allocations,
     };
-    with_clock_and_timer(plan.clock, TimerKind::Absolute, plan.period_ns, thread)
+    with_clock_and_timer(plan.clock, TimerKind::Absolute, plan.period_ns, thread).map_err(|error| {
+        OnThread {
+            thread: ThreadName::Only,
+            error,
+        }
+    })
 }
 
 /// [`run_thread`] waiting for its clock and timer.
@@ -141,12 +146,12 @@ struct Thread<'a> {
 }
 
 impl WithClockAndTimer for Thread<'_> {
-    type Output = Result<Report, String>;
+    type Output = Result<Report, MeasureError>;
 
-    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), String>) -> Self::Output
+    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), MeasureError>) -> Self::Output
     where
         C: Clock,
-        C::Error: Display,
+        C::Error: ClockFailure,
         T: Timer + TimerFigures,
         T::Error: WakeError,
     {
@@ -156,7 +161,7 @@ impl WithClockAndTimer for Thread<'_> {
             allocations,
         } = self;
         let prepared = XenomaiHistogram::new(plan.cells, plan.bucket_ns)
-            .ok_or_else(|| "the histogram needs at least one cell of at least 1 ns".to_string())
+            .ok_or(MeasureError::EmptyHistogram)
             .and_then(|histogram| {
                 let (_, engine) = prepare::<C, T, Skip>(
                     &plan.setup,
@@ -171,7 +176,10 @@ impl WithClockAndTimer for Thread<'_> {
         let (mut engine, histogram) = prepared?;
 
         let scale = engine.scale();
-        let t0 = engine.clock_mut().now().map_err(|e| e.to_string())?;
+        let t0 = engine
+            .clock_mut()
+            .now()
+            .map_err(|e| MeasureError::step(rtlat_core::Error::<_, T::Error>::Clock(e)))?;
         let t0 = scale.to_ns(t0);
         engine.start_at(scale.from_ns(t0.saturating_add(START_DELAY_NS)));
         let end_ns = plan
@@ -195,7 +203,7 @@ impl WithClockAndTimer for Thread<'_> {
             let mut sleep = AbsoluteSleep::new(ClockId::Monotonic);
             match sleep.sleep_until(end_ns) {
                 Ok(()) | Err(rtlat_linux::SleepError::Cancelled) => {}
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(MeasureError::Sleep(e)),
             }
         }
         Ok(Report {

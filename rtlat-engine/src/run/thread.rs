@@ -7,19 +7,18 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
-use core::fmt::Display;
-
 use rtlat_core::windows::SecondWindows;
 use rtlat_core::{Clock, CycleConfig, CycleEngine, Linear, Sample, Skip, Timer};
 use rtlat_linux::{Ftrace, TimerKind};
 
 use super::report::{LinearReport, RunHistogram, ThreadReport};
+use crate::error::{MeasureError, OnThread, ThreadName};
 use crate::measure::{Flow, PerCycle, measure};
 use crate::rings::{SampleRing, WindowRing};
 use crate::setup::{Setup, prepare};
 use crate::tap::WakeTap;
 use crate::timers::{
-    ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
+    ClockFailure, ClockSource, TimerFigures, WakeError, WithClockAndTimer, with_clock_and_timer,
 };
 use crate::{LiveFigures, LiveStatus, SECOND_NS};
 
@@ -84,7 +83,7 @@ pub struct RunShared {
     pub seconds: Vec<WindowRing>,
 }
 
-/// Runs one measuring thread to the end of the run. Errors are one-line messages.
+/// Runs one measuring thread to the end of the run. Errors name the thread by its number.
 ///
 /// The loop is compiled once per clock and timer pair, so a cycle pays no dispatch on either.
 ///
@@ -96,7 +95,7 @@ pub fn run_thread(
     shared: &RunShared,
     histogram: Box<RunHistogram>,
     allocations: fn() -> u64,
-) -> Result<ThreadReport, String> {
+) -> Result<ThreadReport, OnThread> {
     let thread = Thread {
         plan,
         shared,
@@ -115,12 +114,12 @@ struct Thread<'a> {
 }
 
 impl WithClockAndTimer for Thread<'_> {
-    type Output = Result<ThreadReport, String>;
+    type Output = Result<ThreadReport, OnThread>;
 
-    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), String>) -> Self::Output
+    fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), MeasureError>) -> Self::Output
     where
         C: Clock,
-        C::Error: Display,
+        C::Error: ClockFailure,
         T: Timer + TimerFigures,
         T::Error: WakeError,
     {
@@ -142,18 +141,23 @@ impl WithClockAndTimer for Thread<'_> {
             loops: plan.loops,
             break_above_ns: plan.break_above_ns,
         };
-        let failed = |e: &dyn Display| format!("thread {}: {e}", plan.index);
+        let failed = |error: MeasureError| OnThread {
+            thread: ThreadName::Index(plan.index),
+            error,
+        };
         let prepared = prepare::<C, T, Skip>(&plan.setup, |tid| live.set_tid(tid), make, config)
             .map(|(tid, engine)| (ThreadState::new(plan, tid, histogram), engine));
         // Meet the others even after a failure, so nobody waits forever.
         shared.ready.wait();
         shared.go.wait();
-        let (state, mut engine) = prepared.map_err(|e| failed(&e))?;
+        let (state, mut engine) = prepared.map_err(failed)?;
         // cyclictest's fixed-width histogram: counters allocated (and written) before the
         // run, indexed by rtlat-core's linear layout; its min/max/sum are the thread's
         // `Stats`, so no second summary is kept.
         let linear = match plan.linear {
-            Some((_, width)) => Some(Linear::new(0, width).map_err(|e| failed(&e))?),
+            Some((_, width)) => {
+                Some(Linear::new(0, width).map_err(|e| failed(MeasureError::Config(e)))?)
+            }
             None => None,
         };
         if shared.stop.load(Ordering::Acquire) {
@@ -165,7 +169,7 @@ impl WithClockAndTimer for Thread<'_> {
                 let first = shared.epoch_ns.load(Ordering::Acquire) + offset + plan.interval_ns;
                 engine.start_at(engine.scale().from_ns(first));
             }
-            None => engine.start().map_err(|e| failed(&e))?,
+            None => engine.start().map_err(|e| failed(MeasureError::step(e)))?,
         }
         // Per-second windows from this thread's start (its first deadline minus one interval).
         let origin = engine
@@ -225,7 +229,7 @@ impl WithClockAndTimer for Thread<'_> {
         if plan.seconds_series {
             seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
         }
-        result.map_err(|e| failed(&e))?;
+        result.map_err(failed)?;
         let mut report = state.finish(plan, &mut engine, linear, measured.minor_faults);
         report.allocations = measured.allocations;
         Ok(report)

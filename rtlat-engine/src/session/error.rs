@@ -4,6 +4,12 @@ use core::fmt;
 
 use rtlat_linux::{SignalError, ThreadError};
 
+use crate::error::OnThread;
+use crate::threads::ThreadFailed;
+
+/// A front's own initialisation error ([`super::SessionPlan::init`]), whatever its type.
+pub type InitError = Box<dyn std::error::Error + Send + Sync>;
+
 /// A session's failure: the step that failed and the system's reason.
 #[derive(Debug)]
 pub enum SessionError {
@@ -13,10 +19,10 @@ pub enum SessionError {
     Permission(ThreadError),
     /// The main thread could not be moved to the housekeeping CPUs.
     Housekeeping(ThreadError),
-    /// The front's initialisation ([`super::SessionPlan::init`]) failed (its words).
-    Init(String),
-    /// A measuring thread could not start, failed or panicked (the front's words for it).
-    Thread(String),
+    /// The front's initialisation ([`super::SessionPlan::init`]) failed.
+    Init(InitError),
+    /// A measuring thread could not start, failed or panicked.
+    Thread(ThreadFailed<OnThread>),
 }
 
 impl fmt::Display for SessionError {
@@ -25,7 +31,8 @@ impl fmt::Display for SessionError {
             SessionError::Signals(e) => e.fmt(f),
             SessionError::Permission(e) => e.fmt(f),
             SessionError::Housekeeping(e) => write!(f, "--mainaffinity: {e}"),
-            SessionError::Init(message) | SessionError::Thread(message) => f.write_str(message),
+            SessionError::Init(e) => e.fmt(f),
+            SessionError::Thread(e) => e.fmt(f),
         }
     }
 }
@@ -35,7 +42,8 @@ impl std::error::Error for SessionError {
         match self {
             SessionError::Signals(e) => Some(e),
             SessionError::Permission(e) | SessionError::Housekeeping(e) => Some(e),
-            SessionError::Init(_) | SessionError::Thread(_) => None,
+            SessionError::Init(e) => Some(e.as_ref()),
+            SessionError::Thread(e) => Some(e),
         }
     }
 }

@@ -18,7 +18,7 @@
 //! };
 //! plan.check()?;
 //! let session = Session::start(&plan, |notice: Notice| eprintln!("{notice}"))?;
-//! // ... session.measure(threads, failures, supervisor) ...
+//! // ... session.measure(threads, supervisor) ...
 //! drop(session); // /dev/cpu_dma_latency released
 //! # Ok::<(), rtlat_engine::session::SessionError>(())
 //! ```
@@ -26,7 +26,7 @@
 mod error;
 mod supervisor;
 
-pub use error::SessionError;
+pub use error::{InitError, SessionError};
 pub use supervisor::{ENDING, Pass, Supervisor, supervise};
 
 use core::fmt;
@@ -34,7 +34,8 @@ use std::thread::Scope;
 
 use rtlat_linux::{DmaLatencyError, DmaLatencyGuard, MemoryError, Policy, signals};
 
-use crate::threads::{Failures, measurement_threads};
+use crate::error::OnThread;
+use crate::threads::measurement_threads;
 
 /// What a session sets up for the process, before its measuring threads start.
 #[derive(Debug, Clone, Default)]
@@ -51,8 +52,8 @@ pub struct SessionPlan {
     pub dma_latency_us: Option<u32>,
     /// The front's own initialisation on the main thread, once it is on the housekeeping
     /// CPUs (threads it starts inherit them) and before anything else changes (Xenomai's,
-    /// for `--backend xenomai`); its failure, in the front's words, ends the session.
-    pub init: Option<fn() -> Result<(), String>>,
+    /// for `--backend xenomai`); its failure ends the session.
+    pub init: Option<fn() -> Result<(), InitError>>,
 }
 
 /// A step of the set-up that could not be taken, or that was, told to the front to word.
@@ -151,15 +152,14 @@ impl Session {
     pub fn measure<'env, T, F, S>(
         &self,
         threads: impl IntoIterator<Item = (String, F)>,
-        failures: Failures<'_>,
         ready: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> S,
     ) -> Result<(Vec<T>, S), SessionError>
     where
-        F: FnOnce() -> Result<T, String> + Send + 'env,
+        F: FnOnce() -> Result<T, OnThread> + Send + 'env,
         T: Send + 'env,
         S: Supervisor,
     {
-        measurement_threads(threads, failures, |scope| {
+        measurement_threads(threads, |scope| {
             let mut supervisor = ready(scope);
             supervise(&mut supervisor);
             supervisor

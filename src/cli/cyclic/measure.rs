@@ -3,6 +3,7 @@
 //! this program's allocation count (its counting allocator), so every run shows that its
 //! threads allocated nothing while measuring ([`run_thread`]).
 
+use rtlat_engine::OnThread;
 use rtlat_engine::run::{MeasurePlan, RunHistogram, RunShared, ThreadReport};
 use rtlat_engine::setup::Setup;
 use rtlat_engine::timers::ClockSource;
@@ -18,7 +19,7 @@ pub fn run_thread(
     plan: &MeasurePlan,
     shared: &RunShared,
     histogram: Box<RunHistogram>,
-) -> Result<ThreadReport, String> {
+) -> Result<ThreadReport, OnThread> {
     rtlat_engine::run::run_thread(plan, shared, histogram, crate::allocations::this_thread)
 }
 

@@ -1,10 +1,11 @@
 //! `rtlat latency`'s sampling thread: rtlat-engine's, with this program's allocation count
 //! (its counting allocator).
 
+use rtlat_engine::OnThread;
 use rtlat_engine::latency::{Plan, Report, Shared};
 
 /// Runs the sampling thread ([`rtlat_engine::latency::run_thread`]).
-pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, String> {
+pub fn run_thread(plan: &Plan, shared: &Shared) -> Result<Report, OnThread> {
     rtlat_engine::latency::run_thread(plan, shared, crate::allocations::this_thread)
 }
 

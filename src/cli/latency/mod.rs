@@ -28,7 +28,6 @@ use rtlat_engine::latency::histogram::XenomaiHistogram;
 use rtlat_engine::latency::{Plan, Shared};
 use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::setup::Setup;
-use rtlat_engine::threads::Failures;
 use rtlat_engine::timers::ClockSource;
 
 use self::options::{Config, Parsed};
@@ -205,15 +204,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let shared = Shared::new();
     let seconds = Seconds::new(&config)?;
     let started = Instant::now();
-    let failures = Failures {
-        cannot_start: &|_, e| format!("cannot start the sampling thread: {e}"),
-        panicked: "the sampling thread panicked",
-    };
     let sampling = ("rtlat-latency".to_string(), || {
         measure::run_thread(&plan, &shared)
     });
     let (reports, live) = session
-        .measure([sampling], failures, |_| {
+        .measure([sampling], |_| {
             shared.ready.wait();
             Live::start(&config, &shared, seconds, started)
         })

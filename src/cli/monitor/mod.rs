@@ -32,7 +32,6 @@ use std::time::{Duration, Instant};
 use rtlat_engine::rings::{sample_ring, window_ring};
 use rtlat_engine::run::{RunShared, new_run_histogram};
 use rtlat_engine::session::{Notice, Session, SessionPlan};
-use rtlat_engine::threads::Failures;
 use rtlat_engine::{LiveFigures, LiveStatus};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ProcessCpus, signals};
@@ -268,12 +267,8 @@ fn measure(
             run_thread(p, shared, histogram)
         })
     });
-    let failures = Failures {
-        cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
-        panicked: "a measurement thread panicked",
-    };
     let mut explain_failed = None;
-    let measured = session.measure(threads, failures, |_| {
+    let measured = session.measure(threads, |_| {
         shared.ready.wait();
         // --explain: the evidence sampler starts once the threads are set up (their ids
         // known), before they measure, as in `rtlat run --explain`.

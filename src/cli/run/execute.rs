@@ -15,7 +15,6 @@ use rtlat_engine::rings::{default_window_ring, sample_ring};
 use rtlat_engine::run::{RunShared, ThreadReport, new_run_histogram};
 use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::tap::WakeTap;
-use rtlat_engine::threads::Failures;
 use rtlat_engine::{LiveFigures, LiveStatus};
 
 use super::live::{self, Live};
@@ -113,7 +112,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // (100 ms), before anything changes.
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct {
-        rtlat_engine::timers::counter_clock()?;
+        rtlat_engine::timers::counter_clock().map_err(|e| e.to_string())?;
     }
     let policy = config.policy();
     // The process set-up: the threads' real-time permission checked now, before anything
@@ -254,12 +253,8 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             run_thread(p, shared, histogram)
         })
     });
-    let failures = Failures {
-        cannot_start: &|_, e| format!("cannot start a measurement thread: {e}"),
-        panicked: "a measurement thread panicked",
-    };
     let mut explain_failed = None;
-    let measured = session.measure(threads, failures, |scope| {
+    let measured = session.measure(threads, |scope| {
         shared.ready.wait();
         let mut explainer = None;
         // --explain: the evidence sampler starts once the threads are set up (their ids

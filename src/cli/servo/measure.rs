@@ -1,10 +1,11 @@
 //! `rtlat servo`'s base and servo threads: rtlat-engine's, with this program's allocation
 //! count (its counting allocator).
 
+use rtlat_engine::OnThread;
 use rtlat_engine::servo::{Plan, Report, Shared};
 
 /// Runs one thread until `shared.stop` ([`rtlat_engine::servo::run_thread`]).
-pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, String> {
+pub fn run_thread(plan: &Plan, index: usize, shared: &Shared) -> Result<Report, OnThread> {
     rtlat_engine::servo::run_thread(plan, index, shared, crate::allocations::this_thread)
 }
 

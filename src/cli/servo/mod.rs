@@ -33,7 +33,6 @@ use rtlat::exit_status;
 use rtlat_engine::servo::{Figures, Plan, Report, Shared};
 use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::setup::Setup;
-use rtlat_engine::threads::Failures;
 use supervise::Live;
 #[cfg(test)]
 use table::human_time;
@@ -141,13 +140,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             measure::run_thread(plan, i, shared)
         })
     });
-    let failures = Failures {
-        cannot_start: &|i, e| format!("cannot start the {} thread: {e}", plans[i].name),
-        panicked: "a thread panicked",
-    };
     let mut explain_failed = None;
     let (reports, live) = session
-        .measure(threads, failures, |_| {
+        .measure(threads, |_| {
             shared.ready.wait();
             // --explain: the evidence sampler starts once the threads are set up (their ids
             // known).
