@@ -11,6 +11,7 @@
 //! NAME.
 
 mod cobalt;
+mod delay;
 mod errors;
 mod layout;
 mod nested;
@@ -97,6 +98,16 @@ const CASES: &[Case] = &[
         name: "errors::a_panicking_task_is_joined",
         needs: Needs::Running,
         run: errors::a_panicking_task_is_joined,
+    },
+    Case {
+        name: "delay::a_task_delay_is_never_short",
+        needs: Needs::Running,
+        run: delay::a_task_delay_is_never_short,
+    },
+    Case {
+        name: "delay::a_periodic_timers_delay_leaves_the_grid",
+        needs: Needs::Running,
+        run: delay::a_periodic_timers_delay_leaves_the_grid,
     },
     Case {
         name: "cobalt::linked_binary_runs_only_on_a_cobalt_kernel",
