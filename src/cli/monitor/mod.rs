@@ -55,22 +55,20 @@ const RING_SECONDS: u64 = 10;
 const RING_MIN: usize = 16_384;
 const RING_MAX: usize = 1 << 17;
 
-const USAGE: &str = "\
+/// `rtlat monitor --help`: the monitor's own options written from their table
+/// ([`options::SPECS`]), then the run options it documents.
+pub fn usage() -> String {
+    format!(
+        "\
 Usage: rtlat monitor [OPTIONS] [rtlat run OPTIONS]
 
 Measures wake-up latency for days, as `rtlat run` does, and serves it to Prometheus on
 /metrics (OpenMetrics text; the Prometheus text format for a client whose Accept asks for
 text/plain only).
 
-  --listen ADDR:PORT   where /metrics is served (default 127.0.0.1:9961; port 0: any free one)
-  --window DURATION    the window whose maximum is kept per CPU, and the textfile's period
-                       (default 5m; whole seconds or with s, m, h, d: 30s, 5m)
-  --spike-above LIST   count latencies above each threshold (50us,100us,1ms; a bare number is µs)
-  --textfile PATH      write the exposition there every window (node_exporter's textfile
-                       collector), by atomic rename
-  --explain            name the likely cause of each window's maximum, from rtlat run
+{own}  --explain            name the likely cause of each window's maximum, from rtlat run
                        --explain's sampler on the CPUs no thread measures: the series
-                       rtlat_window_max_cause_info{cause,audit}, and a line on stderr per
+                       rtlat_window_max_cause_info{{cause,audit}}, and a line on stderr per
                        window whose maximum is above --explain-above
   --explain-above US   that line's threshold (in -N's unit; default: the thread's p99.9)
 
@@ -79,7 +77,10 @@ one thread per isolated CPU (else one per CPU of its affinity mask), SCHED_FIFO 
 1 ms interval on every thread (-d 0). -l and -D end the measurement, not the monitor: it
 serves the final figures until SIGINT or SIGTERM. Not for a monitor: -v, -h/-H, --histfile,
 --json, -F, -b, --spike, -M, --profile.
-";
+",
+        own = rtlat::options::help::options(options::SPECS, options::HELP_COLUMN)
+    )
+}
 
 /// Runs `rtlat monitor ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> ExitCode {
@@ -105,7 +106,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         .intersection(cpus.online());
     let config = match options::parse(args, &isolated).map_err(|e| e.to_string())? {
         Parsed::Help => {
-            out!("{USAGE}");
+            out!("{}", usage());
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Monitor(config) => config,

@@ -10,6 +10,8 @@
 //! | distance | every thread at the same interval (`-d 0`) | `-d` |
 //! | interval | 1 ms (`-i 1000`, run's default too) | `-i` |
 //!
+//! The monitor's own options are defined once, in [`SPECS`] (the usage is written from it).
+//!
 //! Options that write results at the end or print while measuring (`-v`, `-h`/`-H`,
 //! `--histfile`, `--json`, `-F`, `-b`, `--spike`, `-M`, `--profile`) are run's, not the
 //! monitor's: refused in one line.
@@ -19,6 +21,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use rtlat_linux::cpuset::CpuSet;
+
+use rtlat::options::Spec;
 
 use crate::cli::cyclic::options::{
     self as run_options, Parsed as RunParsed, RunConfig, UsageError,
@@ -64,6 +68,71 @@ pub enum Parsed {
     Monitor(MonitorConfig),
 }
 
+/// The monitor's own options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opt {
+    /// `--listen ADDR:PORT`.
+    Listen,
+    /// `--window DURATION`.
+    Window,
+    /// `--spike-above LIST`.
+    SpikeAbove,
+    /// `--textfile PATH`.
+    Textfile,
+}
+
+/// Each of the monitor's own options, defined once: its name, its value, what the value
+/// must be (for messages) and its help (the usage's option lines are written from it, in
+/// this order). Spelled in full (never abbreviated): every other word is run's.
+pub const SPECS: &[Spec<Opt>] = &[
+    Spec::new(Opt::Listen)
+        .long("listen")
+        .value(
+            "ADDR:PORT",
+            "an IP address and port: 127.0.0.1:9961, 0.0.0.0:9961, [::1]:9961",
+        )
+        .help("where /metrics is served (default 127.0.0.1:9961; port 0: any free one)"),
+    Spec::new(Opt::Window)
+        .long("window")
+        .value(
+            "DURATION",
+            "a window length of 1 s to 1 day: whole seconds, or a whole number with s, m, h or d (30s, 5m)",
+        )
+        .help(
+            "the window whose maximum is kept per CPU, and the textfile's period\n\
+             (default 5m; whole seconds or with s, m, h, d: 30s, 5m)",
+        ),
+    Spec::new(Opt::SpikeAbove)
+        .long("spike-above")
+        .value(
+            "LIST",
+            // MAX_THRESHOLDS and MAX_THRESHOLD_NS (a test holds them to these words).
+            "up to 16 latency thresholds separated by commas, each above 0 and at most 1 s, in ns, us (µs) or ms (a bare number is µs): 50us,100us",
+        )
+        .help("count latencies above each threshold (50us,100us,1ms; a bare number is µs)"),
+    Spec::new(Opt::Textfile)
+        .long("textfile")
+        .value("PATH", "a file path")
+        .help(
+            "write the exposition there every window (node_exporter's textfile\n\
+             collector), by atomic rename",
+        ),
+];
+
+/// The column the usage's option help starts at.
+pub const HELP_COLUMN: usize = 23;
+
+/// The option `--NAME` of [`SPECS`], if it is one of the monitor's.
+fn spec_named(name: &str) -> Option<&'static Spec<Opt>> {
+    let long = name.strip_prefix("--")?;
+    SPECS.iter().find(|s| s.long == Some(long))
+}
+
+/// The spec of `opt` (every [`Opt`] has one).
+fn spec(opt: Opt) -> &'static Spec<Opt> {
+    SPECS.iter().find(|s| s.id == opt).unwrap_or(&SPECS[0])
+}
+
 /// The monitor's own options as given, and the words left for run's parser.
 #[derive(Debug, Default)]
 struct Own {
@@ -73,11 +142,6 @@ struct Own {
     textfile: Option<String>,
     help: bool,
 }
-
-const WINDOW: &str = "--window";
-const SPIKE_ABOVE: &str = "--spike-above";
-const LISTEN: &str = "--listen";
-const TEXTFILE: &str = "--textfile";
 
 /// Takes the monitor's options (`--window 5m`, `--window=5m`, ...) out of `args`; the last
 /// of a repeated one wins, as in run's options. Words after `--` are left alone.
@@ -99,15 +163,15 @@ fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
             Some((name, value)) => (name, Some(value.to_string())),
             None => (word.as_str(), None),
         };
-        let slot = match name {
-            WINDOW => &mut own.window,
-            SPIKE_ABOVE => &mut own.spike_above,
-            LISTEN => &mut own.listen,
-            TEXTFILE => &mut own.textfile,
-            _ => {
-                rest.push(word.clone());
-                continue;
-            }
+        let Some(spec) = spec_named(name) else {
+            rest.push(word.clone());
+            continue;
+        };
+        let slot = match spec.id {
+            Opt::Window => &mut own.window,
+            Opt::SpikeAbove => &mut own.spike_above,
+            Opt::Listen => &mut own.listen,
+            Opt::Textfile => &mut own.textfile,
         };
         let value = match inline {
             Some(value) => value,
@@ -115,8 +179,8 @@ fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
                 .next()
                 .cloned()
                 .ok_or_else(|| UsageError::MissingValue {
-                    option: name.to_string(),
-                    expected: expected(name),
+                    option: spec.name(),
+                    expected: spec.expected.to_string(),
                 })?,
         };
         *slot = Some(value);
@@ -124,23 +188,12 @@ fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
     Ok((own, rest))
 }
 
-/// What each of the monitor's options accepts, for messages.
-fn expected(option: &str) -> String {
-    match option {
-        WINDOW => "a window length of 1 s to 1 day: whole seconds, or a whole number with s, m, h or d (30s, 5m)".into(),
-        SPIKE_ABOVE => format!(
-            "up to {MAX_THRESHOLDS} latency thresholds separated by commas, each above 0 and at most 1 s, in ns, us (µs) or ms (a bare number is µs): 50us,100us"
-        ),
-        LISTEN => "an IP address and port: 127.0.0.1:9961, 0.0.0.0:9961, [::1]:9961".into(),
-        _ => "a file path".into(),
-    }
-}
-
-fn invalid(option: &str, value: &str) -> UsageError {
+fn invalid(opt: Opt, value: &str) -> UsageError {
+    let spec = spec(opt);
     UsageError::InvalidValue {
-        option: option.to_string(),
+        option: spec.name(),
         value: value.to_string(),
-        expected: expected(option),
+        expected: spec.expected.to_string(),
     }
 }
 
@@ -148,7 +201,7 @@ fn invalid(option: &str, value: &str) -> UsageError {
 fn window(value: &str) -> Result<Duration, UsageError> {
     match rtlat::values::duration(value, MAX_WINDOW_SECS) {
         Some(d) if !d.is_zero() => Ok(d),
-        _ => Err(invalid(WINDOW, value)),
+        _ => Err(invalid(Opt::Window, value)),
     }
 }
 
@@ -175,13 +228,13 @@ fn thresholds(value: &str) -> Result<Vec<i64>, UsageError> {
     for part in value.split(',') {
         match latency_ns(part) {
             Some(ns) if ns > 0 && ns <= MAX_THRESHOLD_NS => out.push(ns),
-            _ => return Err(invalid(SPIKE_ABOVE, value)),
+            _ => return Err(invalid(Opt::SpikeAbove, value)),
         }
     }
     out.sort_unstable();
     out.dedup();
     if out.len() > MAX_THRESHOLDS {
-        return Err(invalid(SPIKE_ABOVE, value));
+        return Err(invalid(Opt::SpikeAbove, value));
     }
     Ok(out)
 }
@@ -189,7 +242,7 @@ fn thresholds(value: &str) -> Result<Vec<i64>, UsageError> {
 /// `--listen`: an address and port (a name is not resolved: no surprise about where it
 /// listens).
 fn listen(value: &str) -> Result<SocketAddr, UsageError> {
-    value.parse().map_err(|_| invalid(LISTEN, value))
+    value.parse().map_err(|_| invalid(Opt::Listen, value))
 }
 
 /// Run's options that have no place in a monitor, and why.
@@ -240,7 +293,7 @@ pub fn parse(args: &[String], isolated: &CpuSet) -> Result<Parsed, UsageError> {
     };
     let textfile = match own.textfile {
         Some(value) if value.is_empty() || value.starts_with('-') => {
-            return Err(invalid(TEXTFILE, &value));
+            return Err(invalid(Opt::Textfile, &value));
         }
         Some(value) => Some(PathBuf::from(value)),
         None => None,
@@ -355,5 +408,34 @@ mod tests {
             assert!(parse(&words(bad), &none).is_err(), "{bad}");
         }
         assert_eq!(parse(&words("--help"), &none).unwrap(), Parsed::Help);
+    }
+
+    #[test]
+    fn messages_come_from_the_table() {
+        let none = CpuSet::parse_allowing_empty("").unwrap();
+        let e = parse(&words("--window 0"), &none).unwrap_err().to_string();
+        assert!(
+            e.contains("--window") && e.contains(spec(Opt::Window).expected),
+            "{e}"
+        );
+        let e = parse(&words("--listen"), &none).unwrap_err().to_string();
+        assert!(
+            e.contains("--listen") && e.contains(spec(Opt::Listen).expected),
+            "{e}"
+        );
+        // The limits in --spike-above's words are the constants'.
+        let words_of = spec(Opt::SpikeAbove).expected;
+        assert!(
+            words_of.starts_with(&format!("up to {MAX_THRESHOLDS} ")),
+            "{words_of}"
+        );
+        assert_eq!(MAX_THRESHOLD_NS, 1_000_000_000, "\"at most 1 s\"");
+        // Every option is spelled in full only, and has its help.
+        for spec in SPECS {
+            assert!(!spec.help.is_empty() && !spec.expected.is_empty());
+            let long = spec.long.unwrap();
+            assert!(spec_named(&format!("--{long}")).is_some());
+            assert!(spec_named(&format!("--{}", &long[..3])).is_none());
+        }
     }
 }

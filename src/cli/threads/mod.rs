@@ -27,7 +27,7 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     match action {
         Action::Help => {
-            out!("{}\n{}\n", options::USAGE, rtlat::exit_status::HELP);
+            out!("{}\n{}\n", options::usage(), rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List {

@@ -29,8 +29,10 @@ use crate::cli::tuning::args::{
     APPLY, HELP, RESTORE, ROOT, SAVE, Spec, Start, invalid, machine, online_cpu_list, start,
 };
 
-/// `rtlat threads --help`.
-pub const USAGE: &str = "\
+/// `rtlat threads --help`: the option lines written from [`LISTING`] and [`CHANGING`].
+pub fn usage() -> String {
+    format!(
+        "\
 Usage: rtlat threads [--pid PID | --name REGEX | --tid TID...] [--json] [--root DIR]
        rtlat threads [--pid PID] [--name REGEX] [--set POLICY] [--pin CPUS]
                      [--apply] [--save FILE]
@@ -54,30 +56,9 @@ KVM):
 The second changes the vCPU threads of every QEMU; the third only those of process 4100.
 
 Listing:
-  --pid PID        the threads of one process
-  --name REGEX     the threads whose process or thread name matches the regular expression
-                   (anywhere unless anchored; the Rust regex crate's syntax, matched in
-                   linear time; e.g. qemu-system, '^CPU [0-9]+/KVM$')
-  --tid TID        these threads (repeatable)
-  --json           print a JSON array instead of the table
-  --root DIR       read /proc under DIR (default /)
-
+{listing}
 Changing (a dry run unless --apply) the threads --pid/--name select, or those --tid names:
-  --pid PID        every thread of process PID (with --name: those of them it matches)
-  --name REGEX     every thread whose THREAD name matches (for a change the process name
-                   is not matched, as it is when listing: `--name qemu-system` would select
-                   QEMU's main and unnamed threads, not its vCPU threads `CPU N/KVM`)
-  --tid TID        a thread to change (repeatable; `--set`/`--pin` after it are its own,
-                   before the first --tid they apply to every thread; not with --pid/--name)
-  --set POLICY     fifo:N or rr:N (N 1..99), other[:NICE] or batch[:NICE] (NICE -20..19),
-                   or idle
-  --pin CPUS       the CPUs it may run on, e.g. 3 or 2-3
-  --apply          make the changes (without it: a dry run that prints them)
-  --save FILE      where --apply saves what it changed (default:
-                   ./rtlat-threads-restore-DATE-PID.json; an existing file is refused)
-  --restore FILE   undo the changes FILE records
-  -h, --help       print this help
-
+{changing}
 The threads --pid/--name select are found once, when the command starts, and printed one
 change a line (the dry run stops there); rtlat's own threads are never selected, and a
 selection that matches no thread is refused (status 2, nothing changed). A thread is changed
@@ -92,29 +73,73 @@ restored. A restore file is refused as a whole if a thread's id now names anothe
 (process PID has no thread TID any more: it ended, or QEMU exited when the guest powered
 off) is listed `gone, nothing to restore`, its settings having ended with it, and the
 others are restored (status 0).
-";
+",
+        listing = rtlat::options::help::options(LISTING, HELP_COLUMN),
+        changing = rtlat::options::help::options(CHANGING, HELP_COLUMN),
+    )
+}
 
-/// The options; their help is in [`USAGE`], which lists `--tid` twice (for listing and for
-/// changing), so it is kept as written (a test checks it names every option).
+/// The column the usage's option help starts at.
+const HELP_COLUMN: usize = 19;
+
+// Each option defined once (names, value, what it accepts); its help is per section, as
+// `--pid`, `--name` and `--tid` select threads differently for listing and for changing.
+const PID: Spec = Spec::new("--pid").long("pid").value("PID", "a process id");
+const NAME: Spec = Spec::new("--name")
+    .long("name")
+    .value("REGEX", "a name pattern such as qemu-system");
+const TID: Spec = Spec::new("--tid")
+    .long("tid")
+    .value("TID", "a thread id (`rtlat threads` lists them)");
+const SET: Spec = Spec::new("--set")
+    .long("set")
+    .value("POLICY", SCHED_REQUEST_SYNTAX);
+const PIN: Spec = Spec::new("--pin")
+    .long("pin")
+    .value("CPUS", "a CPU list such as 3 or 2-3");
+const JSON: Spec = Spec::new("--json").long("json");
+
+/// The options, as the command line is read.
 const SPECS: &[Spec] = &[
-    Spec::new("--pid").long("pid").value("PID", "a process id"),
-    Spec::new("--name")
-        .long("name")
-        .value("REGEX", "a name pattern such as qemu-system"),
-    Spec::new("--tid")
-        .long("tid")
-        .value("TID", "a thread id (`rtlat threads` lists them)"),
-    Spec::new("--set")
-        .long("set")
-        .value("POLICY", SCHED_REQUEST_SYNTAX),
-    Spec::new("--pin")
-        .long("pin")
-        .value("CPUS", "a CPU list such as 3 or 2-3"),
-    Spec::new("--json").long("json"),
-    ROOT,
+    PID, NAME, TID, SET, PIN, JSON, ROOT, APPLY, SAVE, RESTORE, HELP,
+];
+
+/// The usage's "Listing" lines.
+const LISTING: &[Spec] = &[
+    PID.help("the threads of one process"),
+    NAME.help(
+        "the threads whose process or thread name matches the regular expression\n\
+         (anywhere unless anchored; the Rust regex crate's syntax, matched in\n\
+         linear time; e.g. qemu-system, '^CPU [0-9]+/KVM$')",
+    ),
+    TID.help("these threads (repeatable)"),
+    JSON.help("print a JSON array instead of the table"),
+    ROOT.help("read /proc under DIR (default /)"),
+];
+
+/// The usage's "Changing" lines.
+const CHANGING: &[Spec] = &[
+    PID.help("every thread of process PID (with --name: those of them it matches)"),
+    NAME.help(
+        "every thread whose THREAD name matches (for a change the process name\n\
+         is not matched, as it is when listing: `--name qemu-system` would select\n\
+         QEMU's main and unnamed threads, not its vCPU threads `CPU N/KVM`)",
+    ),
+    TID.help(
+        "a thread to change (repeatable; `--set`/`--pin` after it are its own,\n\
+         before the first --tid they apply to every thread; not with --pid/--name)",
+    ),
+    SET.help(
+        "fifo:N or rr:N (N 1..99), other[:NICE] or batch[:NICE] (NICE -20..19),\n\
+         or idle",
+    ),
+    PIN.help("the CPUs it may run on, e.g. 3 or 2-3"),
     APPLY,
-    SAVE,
-    RESTORE,
+    SAVE.help(
+        "where --apply saves what it changed (default:\n\
+         ./rtlat-threads-restore-DATE-PID.json; an existing file is refused)",
+    ),
+    RESTORE.help("undo the changes FILE records"),
     HELP,
 ];
 
@@ -437,10 +462,23 @@ mod tests {
     }
 
     #[test]
-    fn the_help_names_every_option() {
+    fn the_help_names_every_option_from_its_one_definition() {
+        let usage = usage();
         for spec in SPECS {
             let names = rtlat::options::help::names(spec);
-            assert!(USAGE.contains(&names), "{names}");
+            assert!(usage.contains(&format!("\n  {names} ")), "{names}");
+            // In the help, each option is the one the command line reads (only its help
+            // differs between the sections).
+            for shown in LISTING.iter().chain(CHANGING).filter(|s| s.id == spec.id) {
+                assert_eq!(
+                    (shown.long, shown.short, shown.value_name, shown.expected),
+                    (spec.long, spec.short, spec.value_name, spec.expected)
+                );
+            }
+        }
+        for shown in LISTING.iter().chain(CHANGING) {
+            assert!(SPECS.iter().any(|s| s.id == shown.id), "{}", shown.id);
+            assert!(!shown.help.is_empty(), "{}", shown.id);
         }
     }
 
