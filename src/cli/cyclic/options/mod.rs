@@ -49,6 +49,7 @@ mod config;
 mod cpu_spec;
 mod parse;
 mod plan;
+mod settle;
 // --profile NAME: a board profile as the run's defaults.
 pub mod profile;
 mod table;
