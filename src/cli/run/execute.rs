@@ -1,34 +1,32 @@
 //! `rtlat run` (and rtlat invoked as `cyclictest`) from command line to exit status: check
 //! everything, set the machine up, run the measurement threads, report, undo.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rtlat_formats::schema::rtlat as schema;
-use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{ClockId, Ftrace, PosixClock, ProcessCpus, signals};
 
+use rtlat_engine::LiveStatus;
 use rtlat_engine::rings::{default_window_ring, sample_ring};
-use rtlat_engine::run::{RunShared, ThreadReport, new_run_histogram};
-use rtlat_engine::session::{Notice, Session, SessionPlan};
+use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
+use rtlat_engine::seconds::SecondsSeries;
+use rtlat_engine::session::{Notice, Session};
 use rtlat_engine::tap::WakeTap;
-use rtlat_engine::{LiveFigures, LiveStatus};
 
+use super::finish::{Finished, finish};
 use super::live::{self, Live};
-use super::output::IoText;
-use super::output::{cyclictest as text, json as json_out};
+use super::output::cyclictest as text;
+use super::prepare::{Prepared, prepare};
 use super::snapshot::SnapshotFile;
 use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
-use crate::cli::cyclic::explain::{self, Explained, Explainer};
-use crate::cli::cyclic::governor::run_governor;
+use crate::cli::cyclic::explain::Explainer;
+use crate::cli::cyclic::fifo::StatsFifo;
 use crate::cli::cyclic::measure::{measure_plans, run_thread};
-use crate::cli::cyclic::options::{self, Align, Clock, Parsed, Plan, RunConfig, Unit};
+use crate::cli::cyclic::options::{self, Align, Clock, Plan, RunConfig, Unit};
 use crate::cli::cyclic::smi;
-use rtlat::atomic_file::{write_atomically, write_atomically_with};
 use rtlat::exit_status;
 
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
@@ -86,66 +84,19 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     // measurement starts ends it at once (no cycle measured), and what the run changed until
     // then is restored as at any end.
     Session::handle_signals(&[]).map_err(|e| e.to_string())?;
-    let config = match options::parse(args, as_cyclictest).map_err(|e| e.to_string())? {
-        Parsed::Help => {
-            out!("{}", usage(as_cyclictest));
-            return Ok(ExitCode::SUCCESS);
-        }
-        Parsed::Run(config) => config,
+    let Some(prepared) = prepare(args, as_cyclictest)? else {
+        return Ok(ExitCode::SUCCESS);
     };
-    // The online CPUs (any may be named) and the default ones (the affinity mask, which
-    // isolcpus= narrows): read once, before the main thread is moved.
-    let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
-    let plan = config.plan(&cpus).map_err(|e| e.to_string())?;
-    config.check_cpuset(&plan, &cpus)?;
-    config.check_output_paths().map_err(|e| e.to_string())?;
-    // --governor, --profile: checked now, before anything changes; set once signals end the
-    // run cleanly.
-    let audit_tools = config
-        .profile
-        .as_ref()
-        .map(|profile| profile.audit_tools())
-        .transpose()?;
-    let governor = run_governor(&config, &plan)?;
-    let idle_states = crate::cli::cyclic::idle_states::check(&config, &cpus)?;
-    // -c cntvct: CNTFRQ_EL0 set, and the counter running at that rate against CLOCK_MONOTONIC
-    // (100 ms), before anything changes.
-    #[cfg(target_arch = "aarch64")]
-    if config.clock == Clock::Cntvct {
-        rtlat_engine::timers::counter_clock().map_err(|e| e.to_string())?;
-    }
-    let policy = config.policy();
-    // The process set-up: the threads' real-time permission checked now, before anything
-    // changes; then the main thread on --mainaffinity's CPUs, --backend xenomai's
-    // initialisation (a binary without Xenomai is refused there, before anything changes),
-    // memory locked (-m), /dev/cpu_dma_latency held (each undone when the session drops).
-    let session_plan = SessionPlan {
-        realtime: plan
-            .threads
-            .iter()
-            .map(|t| t.priority)
-            .max()
-            .map(|top| (policy, i32::from(top))),
-        housekeeping: plan
-            .main_affinity
-            .as_ref()
-            .map(|cpus| cpus.iter().collect()),
-        lock_memory: config.mlockall,
-        dma_latency_us: config.dma_latency_us(),
-        init: config.backend.init(),
-    };
-    session_plan.check().map_err(|e| e.to_string())?;
-    for notice in &plan.notices {
-        errln!("{notice}");
-    }
-    if let Some(profile) = &config.profile {
-        errln!("{}", profile.settings_line(&config, &plan));
-    }
-    if config.verbose {
-        let online = cpus.online().len();
-        let possible = CpuSet::possible(std::path::Path::new("/")).map_or(online, |s| s.len());
-        outln!("Max CPUs = {possible}\nOnline CPUs = {online}");
-    }
+    let Prepared {
+        config,
+        cpus,
+        plan,
+        policy,
+        audit_tools,
+        governor,
+        idle_states,
+        session_plan,
+    } = prepared;
     // Everything below changes the machine; each change is undone when its guard drops.
     let session = Session::start(&session_plan, |notice| match notice {
         Notice::MemoryNotLocked(e) => {
@@ -173,18 +124,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             errln!("WARN: not setting cpu_dma_latency from cyclictest");
         }
     }
-    // cyclictest opens ftrace for --tracemark only with -b, and says where it found it.
-    let ftrace = if config.tracemark && config.breaktrace.is_some() {
-        match Ftrace::open(std::path::Path::new("/")) {
-            Ok(f) => {
-                errln!("INFO: debugfs mountpoint: {}/", f.dir().display());
-                Some(f)
-            }
-            Err(e) => return Err(format!("--tracemark: {e}")),
-        }
-    } else {
-        None
-    };
+    let ftrace = open_ftrace(&config)?;
     // Restores the previous governor when dropped: at the end of the run, however it ends.
     let _governor = governor.map(RunGovernor::hold).transpose()?;
     // Restores the idle states the same way.
@@ -196,13 +136,8 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         (Some(profile), Some(tools)) => Some(profile.json(&config, profile.audit(tools)?)),
         _ => None,
     };
-
     // -F: the statistics pipe, made before the threads start, removed at the end.
-    let fifo = config
-        .fifo
-        .as_deref()
-        .map(crate::cli::cyclic::fifo::StatsFifo::create)
-        .transpose()?;
+    let fifo = config.fifo.as_deref().map(StatsFifo::create).transpose()?;
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
     let measure_plans = measure_plans(&config, &plan, policy);
@@ -225,29 +160,130 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             None
         }
     };
-    let shared = RunShared {
+    let shared = shared_state(&config, &plan, ftrace);
+    let beside = Beside {
+        config: &config,
+        plan: &plan,
+        cpus: &cpus,
+        shared: &shared,
+        fifo: fifo.as_ref(),
+        snapshot: snapshot.as_ref(),
+        nanoseconds,
+        as_cyclictest,
+    };
+    let (mut reports, live) = measure(&session, &beside, &measure_plans)?;
+    let (explainer, series) = live.into_parts();
+    let end_unix = unix_now();
+    take_series(&mut reports, series, &shared);
+    // --explain: the spikes still waiting for evidence are explained after one last sample.
+    // With the osnoise tracer, a break (-b) keeps its trace in a file beside the JSON, or in
+    // the current directory.
+    let break_trace = (shared.break_tid.load(Ordering::Acquire) != 0).then(|| {
+        let name = format!("rtlat-break-{}.trace", std::process::id());
+        match config.json.as_deref().filter(|p| p.as_os_str() != "-") {
+            Some(json) => json.with_file_name(name),
+            None => std::path::PathBuf::from(name),
+        }
+    });
+    let explained = explainer.map(|e| e.finish(&shared, &reports, break_trace.as_deref()));
+    finish(&Finished {
+        config: &config,
+        plan: &plan,
+        shared: &shared,
+        reports: &reports,
+        nanoseconds,
+        as_cyclictest,
+        args,
+        unix_times: (start_unix, end_unix),
+        profile: profile.as_ref(),
+        explained: explained.as_ref(),
+    })
+}
+
+/// Gives each report its per-second series, with the windows pushed after the supervisor's
+/// last pass (the last, partial ones); a series that lost windows says so.
+fn take_series(reports: &mut [ThreadReport], series: Vec<SecondsSeries>, shared: &RunShared) {
+    for (report, mut seconds) in reports.iter_mut().zip(series) {
+        seconds.drain(&shared.seconds[report.index]);
+        if seconds.lost() > 0 {
+            errln!(
+                "warning: thread {}: {} seconds of the time series were lost (the main thread did not keep up); they are in the statistics and histograms",
+                report.index,
+                seconds.lost()
+            );
+        }
+        report.seconds = seconds;
+    }
+}
+
+/// `--tracemark` with `-b`: cyclictest opens ftrace only then, and says where it found it.
+fn open_ftrace(config: &RunConfig) -> Result<Option<Ftrace>, String> {
+    if !(config.tracemark && config.breaktrace.is_some()) {
+        return Ok(None);
+    }
+    match Ftrace::open(std::path::Path::new("/")) {
+        Ok(f) => {
+            errln!("INFO: debugfs mountpoint: {}/", f.dir().display());
+            Ok(Some(f))
+        }
+        Err(e) => Err(format!("--tracemark: {e}")),
+    }
+}
+
+/// What the measuring threads and the main thread share, made before the threads start.
+fn shared_state(config: &RunConfig, plan: &Plan, ftrace: Option<Ftrace>) -> RunShared {
+    let threads = plan.threads.len();
+    RunShared {
         // A stop signal that came before the threads start: they measure nothing.
         stop: AtomicBool::new(signals::stop_requested() || rtlat::stdio::reader_gone()),
-        live: (0..plan.threads.len())
-            .map(|_| LiveStatus::default())
-            .collect(),
-        rings: (0..plan.threads.len())
+        live: (0..threads).map(|_| LiveStatus::default()).collect(),
+        rings: (0..threads)
             .map(|_| config.verbose.then(|| sample_ring(VERBOSE_RING)))
             .collect(),
-        taps: (0..plan.threads.len())
+        taps: (0..threads)
             .map(|_| config.explain.then(WakeTap::new))
             .collect(),
-        ready: Barrier::new(plan.threads.len() + 1),
+        ready: Barrier::new(threads + 1),
         epoch_ns: AtomicU64::new(0),
-        go: Barrier::new(plan.threads.len() + 1),
+        go: Barrier::new(threads + 1),
         break_tid: AtomicI32::new(0),
         ftrace,
-        seconds: (0..plan.threads.len())
-            .map(|_| default_window_ring())
-            .collect(),
-    };
+        seconds: (0..threads).map(|_| default_window_ring()).collect(),
+    }
+}
+
+/// What the main thread works with while the threads measure.
+struct Beside<'a> {
+    config: &'a RunConfig,
+    plan: &'a Plan,
+    cpus: &'a ProcessCpus,
+    shared: &'a RunShared,
+    fifo: Option<&'a StatsFifo>,
+    snapshot: Option<&'a SnapshotFile>,
+    nanoseconds: bool,
+    as_cyclictest: bool,
+}
+
+/// Runs the measuring threads with the main thread's supervisor ([`Live`]): once the threads
+/// are set up, `--explain`'s evidence sampler starts, the common start is fixed, then the
+/// `-F` pipe is served beside the live lines. Returns the threads' reports and the
+/// supervisor.
+fn measure<'a>(
+    session: &Session,
+    beside: &Beside<'a>,
+    measure_plans: &'a [MeasurePlan],
+) -> Result<(Vec<ThreadReport>, Live<'a>), String> {
+    let &Beside {
+        config,
+        plan,
+        cpus,
+        shared,
+        fifo,
+        snapshot,
+        nanoseconds,
+        as_cyclictest,
+    } = beside;
     let threads = measure_plans.iter().map(|p| {
-        let shared = &shared;
         let histogram = new_run_histogram();
         (format!("rtlat-t{}", p.index), move || {
             run_thread(p, shared, histogram)
@@ -263,7 +299,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
             // The sampler on the default CPUs no thread measures: off the isolated ones.
             let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
-            match Explainer::start(&config, &plan, &housekeeping, &tids) {
+            match Explainer::start(config, plan, &housekeeping, &tids) {
                 Ok(started) => {
                     errln!("{}", started.started_line());
                     explainer = Some(started);
@@ -275,15 +311,13 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                 }
             }
         }
-        let (now_ns, epoch_ns) = epoch(&config);
+        let (now_ns, epoch_ns) = epoch(config);
         shared.epoch_ns.store(epoch_ns, Ordering::Release);
         // When the measurement starts (with --secaligned, at the next full second): -D counts
         // from here, as in cyclictest.
         let start = Instant::now() + Duration::from_nanos(epoch_ns.saturating_sub(now_ns));
         shared.go.wait();
-        if let Some(fifo) = &fifo {
-            let shared = &shared;
-            let plan = &plan;
+        if let Some(fifo) = fifo {
             // Not started: the run goes on without the pipe, as cyclictest's does.
             let _ = std::thread::Builder::new()
                 .name("rtlat-fifo".into())
@@ -309,202 +343,20 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
                 });
         }
         Live::new(
-            &config,
-            &plan,
-            &shared,
+            config,
+            plan,
+            shared,
             nanoseconds,
             as_cyclictest,
-            snapshot.as_ref(),
+            snapshot,
             start,
             explainer,
         )
     });
-    let (mut reports, live) = measured.map_err(|e| e.to_string())?;
-    let (explainer, series) = live.into_parts();
-    if let Some(e) = explain_failed {
-        return Err(e);
-    }
-    let end_unix = unix_now();
-    // The windows pushed after the last pass of `supervise` (the last, partial ones).
-    for (report, mut seconds) in reports.iter_mut().zip(series) {
-        seconds.drain(&shared.seconds[report.index]);
-        if seconds.lost() > 0 {
-            errln!(
-                "warning: thread {}: {} seconds of the time series were lost (the main thread did not keep up); they are in the statistics and histograms",
-                report.index,
-                seconds.lost()
-            );
-        }
-        report.seconds = seconds;
-    }
-
-    // --explain: the spikes still waiting for evidence are explained after one last sample.
-    // With the osnoise tracer, a break (-b) keeps its trace in a file beside the JSON, or in
-    // the current directory.
-    let break_trace = (shared.break_tid.load(Ordering::Acquire) != 0).then(|| {
-        let name = format!("rtlat-break-{}.trace", std::process::id());
-        match config.json.as_deref().filter(|p| p.as_os_str() != "-") {
-            Some(json) => json.with_file_name(name),
-            None => std::path::PathBuf::from(name),
-        }
-    });
-    let explained = explainer.map(|e| e.finish(&shared, &reports, break_trace.as_deref()));
-
-    finish(
-        &config,
-        &plan,
-        &shared,
-        &reports,
-        nanoseconds,
-        as_cyclictest,
-        args,
-        (start_unix, end_unix),
-        profile.as_ref(),
-        explained.as_ref(),
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    config: &RunConfig,
-    plan: &Plan,
-    shared: &RunShared,
-    reports: &[ThreadReport],
-    nanoseconds: bool,
-    as_cyclictest: bool,
-    args: &[String],
-    (start_unix, end_unix): (u64, u64),
-    profile: Option<&schema::Profile>,
-    explained: Option<&Explained>,
-) -> Result<ExitCode, String> {
-    let program = if as_cyclictest {
-        "cyclictest"
-    } else {
-        "rtlat run"
-    };
-    // Every output is attempted; each one that fails is a line naming it, and status 4.
-    let mut all_written = true;
-    let mut not_written = |what: String, e: std::io::Error| {
-        errln!("{program}: cannot write {what}: {e}");
-        all_written = false;
-    };
-    let mut out = String::new();
-    if config.quiet && config.histogram.is_none() {
-        for (t, r) in plan.threads.iter().zip(reports) {
-            let f = final_figures(r);
-            text::thread_line(&mut out, live::header(t, shared), &f, nanoseconds);
-            if !as_cyclictest {
-                live::append_overruns(&mut out, r.overruns);
-            }
-        }
-    }
-    if let Some(h) = config.histogram {
-        // Streamed line by line (a 10 000-bucket histogram is 200 KiB of text per thread).
-        let write = |w: &mut dyn std::io::Write| {
-            let mut text_out = IoText::new(w);
-            let formatted = text::histogram(
-                &mut text_out,
-                reports,
-                h.with_total,
-                nanoseconds,
-                !as_cyclictest,
-            );
-            let written = text_out.finish();
-            written.and_then(|()| formatted.map_err(|_| std::io::Error::other("formatting failed")))
-        };
-        match &config.histfile {
-            Some(path) => {
-                if let Err(e) = write_atomically_with(path, |file| write(file)) {
-                    not_written(format!("the --histfile file '{}'", path.display()), e);
-                }
-            }
-            None => {
-                out!("{out}");
-                out.clear();
-                let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-                if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush())
-                    && !rtlat::stdio::note_reader_gone(&e)
-                {
-                    not_written("the histogram to standard output".into(), e);
-                }
-            }
-        }
-    }
-    if config.spike.is_some() {
-        text::spikes(&mut out, reports, config.spike_nodes as usize, nanoseconds);
-    }
-    let break_tid = shared.break_tid.load(Ordering::Acquire);
-    if config.breaktrace.is_some() {
-        text::break_lines(&mut out, reports, break_tid, nanoseconds);
-    }
-    if let Some(explained) = explained {
-        out.push_str(&explain::text(explained, plan, nanoseconds));
-    }
-    let lost: Vec<u64> = shared
-        .rings
-        .iter()
-        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
-        .collect();
-    // Samples -v could not print because its reader went away are not news to anyone.
-    if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {
-        errln!(
-            "warning: -v could not print {} samples (output slower than the measurement); they are in the statistics and histograms",
-            lost.iter().sum::<u64>()
-        );
-    }
-    out!("{out}");
-    let _ = std::io::stdout().flush();
-
-    let worst = reports.iter().filter_map(|r| r.summary().max()).max();
-    let failed = config
-        .fail_above_us
-        .is_some_and(|limit| worst.is_some_and(|w| w > (limit as i64) * 1000));
-    let code = u8::from(failed);
-    if let Some(path) = &config.json {
-        let facts = json_out::RunFacts {
-            cmdline: args_line(args, as_cyclictest),
-            start_unix,
-            end_unix,
-            return_code: i32::from(code),
-            nanoseconds,
-            config: config_json(config, plan, profile),
-            break_tid: (break_tid != 0).then_some(break_tid),
-            lost_samples: lost,
-            numa_nodes: !config.smp,
-            explained: explained.map_or_else(Vec::new, |e| {
-                e.threads
-                    .iter()
-                    .map(|found| explain::json(e, found))
-                    .collect()
-            }),
-        };
-        let doc = json_out::document(&facts, reports);
-        if path.as_os_str() == "-" {
-            out!("{doc}");
-            let _ = std::io::stdout().flush();
-        } else if let Err(e) = write_atomically(path, doc.as_bytes()) {
-            not_written(format!("the --json file '{}'", path.display()), e);
-        }
-    }
-    if failed {
-        errln!(
-            "worst latency {} µs is above --fail-above {} µs",
-            worst.unwrap_or(0) / 1000,
-            config.fail_above_us.unwrap_or(0)
-        );
-    }
-    Ok(exit_status::code(exit_status::finished(code, all_written)))
-}
-
-fn final_figures(r: &ThreadReport) -> LiveFigures {
-    let s = r.summary();
-    LiveFigures {
-        cycles: s.count(),
-        min_ns: s.min().unwrap_or(0),
-        act_ns: r.last_ns,
-        max_ns: s.max().unwrap_or(0),
-        sum_ns: s.sum() as i64,
-        overruns: r.overruns,
+    let measured = measured.map_err(|e| e.to_string())?;
+    match explain_failed {
+        Some(e) => Err(e),
+        None => Ok(measured),
     }
 }
 
@@ -531,50 +383,4 @@ fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-fn args_line(args: &[String], as_cyclictest: bool) -> String {
-    // cyclictest's "cmdline:" is its argv joined by spaces, argv[0] as typed.
-    let program = if as_cyclictest {
-        rtlat::args::program().unwrap_or_else(|| "cyclictest".into())
-    } else {
-        "rtlat run".to_string()
-    };
-    std::iter::once(program)
-        .chain(args.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn config_json(
-    config: &RunConfig,
-    plan: &Plan,
-    profile: Option<&schema::Profile>,
-) -> schema::RunConfig {
-    schema::RunConfig {
-        threads: plan
-            .threads
-            .iter()
-            .map(|t| schema::ThreadConfig {
-                index: t.index,
-                cpu: t.cpu,
-                policy: t.policy.sched_name().to_string(),
-                priority: t.priority,
-                interval_us: t.interval_us,
-            })
-            .collect(),
-        loops: config.loops,
-        duration_s: config.duration.map(|d| d.as_secs_f64()),
-        timer: options::timer_name(config.timer).to_string(),
-        clock: config.clock.c_name().to_string(),
-        mlockall: config.mlockall,
-        cpu_dma_latency_us: config.dma_latency_us(),
-        histogram_buckets: config.histogram.map(|h| h.buckets),
-        unit: if config.unit == Unit::Ns { "ns" } else { "us" }.to_string(),
-        breaktrace: config.breaktrace,
-        fail_above_us: config.fail_above_us,
-        backend: config.backend.name().to_string(),
-        xenomai_core: config.backend.core().map(String::from),
-        profile: profile.cloned(),
-    }
 }

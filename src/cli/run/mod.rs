@@ -2,9 +2,13 @@
 //! live lines, its reports (cyclictest's text, rtlat's JSON) and its usage.
 
 pub mod execute;
+// The end of a run: its reports and exit status.
+pub mod finish;
 // The main thread while the threads measure: the live lines, -v, SIGUSR1/SIGUSR2.
 pub mod live;
 pub mod output;
+// From the command line to the plan, before anything changes.
+pub mod prepare;
 // cyclictest's /dev/shm status file, which SIGUSR2 fills.
 pub mod snapshot;
 pub mod usage;
