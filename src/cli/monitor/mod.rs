@@ -125,18 +125,7 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     // The main thread, and so the server and audit threads it starts, on the housekeeping
     // CPUs: the default ones not measured, never an isolated one (or --mainaffinity's).
     let housekeeping = housekeeping_cpus(&plan, cpus.default_cpus());
-    let session_plan = SessionPlan {
-        realtime: plan
-            .threads
-            .iter()
-            .map(|t| t.priority)
-            .max()
-            .map(|top| (policy, i32::from(top))),
-        housekeeping: housekeeping.as_ref().map(|cpus| cpus.iter().collect()),
-        lock_memory: config.run.mlockall,
-        dma_latency_us: config.run.dma_latency_us(),
-        init: None,
-    };
+    let session_plan = session_plan(&config, &plan, housekeeping.as_ref(), policy);
     session_plan.check().map_err(|e| e.to_string())?;
     for notice in &plan.notices {
         errln!("{notice}");
@@ -161,39 +150,12 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     let _governor = governor.map(|g| g.hold()).transpose()?;
     let _idle_states = idle_states.map(|s| s.hold(false)).transpose()?;
 
-    let ids: Vec<ThreadId> = plan
-        .threads
-        .iter()
-        .map(|t| ThreadId {
-            index: t.index as usize,
-            cpu: t.cpu,
-        })
-        .collect();
-    let metrics = {
-        let mut metrics = Metrics::new(&ids, &config.spike_above_ns);
-        if config.run.explain {
-            metrics.add_window_causes();
-        }
-        Arc::new(metrics)
-    };
+    let metrics = new_metrics(&config, &plan);
     // Made again each window: a governor changed under the monitor shows.
     let info_now = || info(&facts, &plan, &isolated, &config);
     metrics.set_info(info_now());
-    let ring_len = ring_len(config.run.interval_us);
     let threads = plan.threads.len();
-    let shared = RunShared {
-        stop: AtomicBool::new(signals::stop_requested()),
-        live: (0..threads).map(|_| LiveStatus::default()).collect(),
-        rings: (0..threads).map(|_| Some(sample_ring(ring_len))).collect(),
-        taps: Vec::new(),
-        ready: Barrier::new(threads + 1),
-        epoch_ns: AtomicU64::new(0),
-        go: Barrier::new(threads + 1),
-        break_tid: AtomicI32::new(0),
-        ftrace: None,
-        // No per-second series (a monitor has no JSON): the smallest ring.
-        seconds: (0..threads).map(|_| window_ring(1)).collect(),
-    };
+    let shared = shared_state(threads, ring_len(config.run.interval_us));
     let mut windows: Vec<ThreadWindows> = metrics
         .threads
         .iter()
@@ -248,6 +210,64 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     });
     result?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The session: the threads' real-time permission, the main thread (and so the server and
+/// audit threads it starts) on the housekeeping CPUs, `-m`, `/dev/cpu_dma_latency`.
+fn session_plan(
+    config: &MonitorConfig,
+    plan: &Plan,
+    housekeeping: Option<&CpuSet>,
+    policy: rtlat_linux::Policy,
+) -> SessionPlan {
+    SessionPlan {
+        realtime: plan
+            .threads
+            .iter()
+            .map(|t| t.priority)
+            .max()
+            .map(|top| (policy, i32::from(top))),
+        housekeeping: housekeeping.map(|cpus| cpus.iter().collect()),
+        lock_memory: config.run.mlockall,
+        dma_latency_us: config.run.dma_latency_us(),
+        init: None,
+    }
+}
+
+/// The exposition's families, a series per measuring thread (and the window causes with
+/// `--explain`).
+fn new_metrics(config: &MonitorConfig, plan: &Plan) -> Arc<Metrics> {
+    let ids: Vec<ThreadId> = plan
+        .threads
+        .iter()
+        .map(|t| ThreadId {
+            index: t.index as usize,
+            cpu: t.cpu,
+        })
+        .collect();
+    let mut metrics = Metrics::new(&ids, &config.spike_above_ns);
+    if config.run.explain {
+        metrics.add_window_causes();
+    }
+    Arc::new(metrics)
+}
+
+/// What the measuring threads and the main thread share: a sample ring of `ring_len` per
+/// thread (the windows are cut from it), no per-second series.
+fn shared_state(threads: usize, ring_len: usize) -> RunShared {
+    RunShared {
+        stop: AtomicBool::new(signals::stop_requested()),
+        live: (0..threads).map(|_| LiveStatus::default()).collect(),
+        rings: (0..threads).map(|_| Some(sample_ring(ring_len))).collect(),
+        taps: Vec::new(),
+        ready: Barrier::new(threads + 1),
+        epoch_ns: AtomicU64::new(0),
+        go: Barrier::new(threads + 1),
+        break_tid: AtomicI32::new(0),
+        ftrace: None,
+        // No per-second series (a monitor has no JSON): the smallest ring.
+        seconds: (0..threads).map(|_| window_ring(1)).collect(),
+    }
 }
 
 /// The measurement, and the main thread's draining, until the threads end (a stop signal,

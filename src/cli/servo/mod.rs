@@ -74,29 +74,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     config.check_output_paths().map_err(|e| e.to_string())?;
     // The online CPUs (any may be named, isolated ones included) and the default ones.
     let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
-    let (cpu, option) = match config.cpu {
-        Some(cpu) if cpus.online().contains(cpu) => (cpu, "--cpu"),
-        Some(cpu) => {
-            return Err(format!(
-                "invalid value '{cpu}' for --cpu: CPU {cpu} is not online (online CPUs: {}; isolated CPUs are accepted)",
-                cpus.online()
-            ));
-        }
-        None => {
-            let isolated = CpuSet::read_list_file(Path::new(ISOLATED)).unwrap_or_default();
-            let cpu =
-                default_cpu(&cpus, &isolated).ok_or("no CPU is available to run the threads on")?;
-            (cpu, "--cpu (its default)")
-        }
-    };
-    let one = CpuSet::from_cpus([cpu]).map_err(|e| e.to_string())?;
-    if !cpus
-        .refused_by_cpuset(&one)
-        .map_err(|e| e.to_string())?
-        .is_empty()
-    {
-        return Err(cpuset_refused(option, &cpu.to_string(), &one, &cpus));
-    }
+    let cpu = measured_cpu(&config, &cpus)?;
     // LinuxCNC's realtime locks memory and holds /dev/cpu_dma_latency at 0; so does this.
     let session = SessionPlan {
         realtime: Some((Policy::Fifo, BASE_PRIORITY)),
@@ -178,11 +156,60 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     // --explain: each thread's worst run, explained after one last sample.
     let explained = live.explainer.map(|e| e.finish(&shared));
 
+    Ok(report(
+        &config,
+        &plans,
+        &rows,
+        &reports,
+        (cpu, elapsed),
+        explained.as_deref(),
+    ))
+}
+
+/// `--cpu`, or its default (an isolated CPU, else the last of the affinity mask): online,
+/// and allowed by the cpuset.
+fn measured_cpu(config: &Config, cpus: &ProcessCpus) -> Result<usize, String> {
+    let (cpu, option) = match config.cpu {
+        Some(cpu) if cpus.online().contains(cpu) => (cpu, "--cpu"),
+        Some(cpu) => {
+            return Err(format!(
+                "invalid value '{cpu}' for --cpu: CPU {cpu} is not online (online CPUs: {}; isolated CPUs are accepted)",
+                cpus.online()
+            ));
+        }
+        None => {
+            let isolated = CpuSet::read_list_file(Path::new(ISOLATED)).unwrap_or_default();
+            let cpu =
+                default_cpu(cpus, &isolated).ok_or("no CPU is available to run the threads on")?;
+            (cpu, "--cpu (its default)")
+        }
+    };
+    let one = CpuSet::from_cpus([cpu]).map_err(|e| e.to_string())?;
+    if !cpus
+        .refused_by_cpuset(&one)
+        .map_err(|e| e.to_string())?
+        .is_empty()
+    {
+        return Err(cpuset_refused(option, &cpu.to_string(), &one, cpus));
+    }
+    Ok(cpu)
+}
+
+/// The run's text (the table with -q, the verdict, --explain's) and its JSON; the exit
+/// status (4 when the JSON could not be written).
+fn report(
+    config: &Config,
+    plans: &[Plan],
+    rows: &[Row],
+    reports: &[Report],
+    (cpu, elapsed): (usize, Duration),
+    explained: Option<&[Option<rtlat_system::noise::SpikeRecord>]>,
+) -> ExitCode {
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
-    let verdict = Verdict::of(&plans, &figures);
+    let verdict = Verdict::of(plans, &figures);
     let mut out = String::new();
     if config.quiet {
-        table(&mut out, &rows, &figures);
+        table(&mut out, rows, &figures);
     }
     match verdict {
         Some(v) => {
@@ -196,22 +223,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         None => out.push_str("Verdict: none (the run was too short to measure an interval)\n"),
     }
-    if let Some(records) = &explained {
+    if let Some(records) = explained {
         let jitter: Vec<Option<u64>> = figures.iter().map(|f| f.max_jitter_ns).collect();
-        out.push_str(&explain::text(&plans, &jitter, records));
+        out.push_str(&explain::text(plans, &jitter, records));
     }
     out!("{out}");
     let _ = std::io::stdout().flush();
 
     if let Some(path) = &config.json {
-        let doc = document(
-            &config,
-            &plans,
-            &reports,
-            (cpu, elapsed),
-            verdict,
-            explained.as_deref(),
-        );
+        let doc = document(config, plans, reports, (cpu, elapsed), verdict, explained);
         let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into()) + "\n";
         if path.as_os_str() == "-" {
             out!("{text}");
@@ -221,13 +241,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 "rtlat servo: cannot write the --json file '{}': {e}",
                 path.display()
             );
-            return Ok(exit_status::code(exit_status::finished(
-                exit_status::OK,
-                false,
-            )));
+            return exit_status::code(exit_status::finished(exit_status::OK, false));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }
 
 /// The threads as LinuxCNC creates them, fastest first (`threads name1=fast period1=BASE

@@ -13,6 +13,7 @@ mod list;
 mod options;
 mod pattern;
 mod set;
+mod usage;
 
 use options::Action;
 
@@ -27,7 +28,7 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     match action {
         Action::Help => {
-            out!("{}\n{}\n", options::usage(), rtlat::exit_status::HELP);
+            out!("{}\n{}\n", usage::usage(), rtlat::exit_status::HELP);
             ExitCode::SUCCESS
         }
         Action::List {
