@@ -14,9 +14,12 @@ pub mod allocations;
 pub mod args;
 pub mod atomic_file;
 pub mod exit_status;
-pub mod options;
 pub mod output;
-pub mod values;
+
+/// The command line of every command (the `rtlat-options` crate).
+pub use rtlat_options as options;
+/// Option values: C-style numbers and durations (`rtlat-options`).
+pub use rtlat_options::values;
 
 /// The commands, one folder per subcommand, run by the binaries' `main`s: `rtlat`
 /// (src/main.rs) runs the measuring ones, `rtlat-tools` (src/bin/rtlat-tools.rs) the rest.

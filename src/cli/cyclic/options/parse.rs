@@ -82,10 +82,9 @@ pub fn given(args: &[String]) -> Result<Given, UsageError> {
 /// (`--fail-above`, `--unit`, `--timer`, `--governor`, `--profile`, `--backend`) are then
 /// refused.
 ///
-/// Three steps: each option found is taken in order ([`take`]: cyclictest's options, then
-/// [`take_own`] for rtlat's), then what depends on several of them is settled
-/// ([`super::settle::settle`]), then contradictions are refused
-/// ([`super::settle::refuse_conflicts`]).
+/// Three steps: each option found is taken in order (`take`: cyclictest's options, then
+/// `take_own` for rtlat's), then what depends on several of them is settled
+/// (`settle::settle`), then contradictions are refused (`settle::refuse_conflicts`).
 pub fn parse(args: &[String], invoked_as_cyclictest: bool) -> Result<Parsed, UsageError> {
     let found = getopt::scan(args, &specs(invoked_as_cyclictest), &Expectations)?;
     if found.iter().any(|f| f.id == Opt::Help) {

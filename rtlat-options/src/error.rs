@@ -1,6 +1,6 @@
 //! The one error of a refused command line, [`UsageError`], and [`CliError`], what every
 //! command's parse step returns: a usage error or a front's own refusal, each with its exit
-//! status from [`crate::exit_status`].
+//! status from rtlat's `exit_status`.
 
 use core::fmt;
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use rtlat_linux::cpuset::CpuSet;
 
 /// A command line rtlat refuses. Its `Display` is one line naming the option and what is
-/// accepted; the CLI prints it and exits with status 2 ([`crate::exit_status::of`]).
+/// accepted; the CLI prints it and exits with status 2 (rtlat's `exit_status::of`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UsageError {
@@ -228,7 +228,7 @@ impl std::error::Error for UsageError {}
 
 /// What a command's parse step (syntax, then resolving against the machine) refuses: the one
 /// error type of the command line. The command prints it as `rtlat COMMAND: LINE` on stderr and
-/// exits with [`crate::exit_status::of`] it.
+/// exits with the status rtlat's `exit_status::of` gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CliError {
     /// A usage error: an option, a value or a combination refused.
