@@ -72,6 +72,21 @@ pub fn spawn(program: &Path, args: &[&str], cwd: Option<&Path>) -> Running {
     spawn_with(program, args, cwd, None)
 }
 
+/// In the child before exec: SIGHUP, SIGINT, SIGQUIT and SIGTERM at their default, as an
+/// interactive shell starts a command. A process inherits ignored signals across exec, and a
+/// test run started under `nohup` (SIGHUP ignored) or as a background job of a script (SIGINT
+/// and SIGQUIT ignored) would otherwise test rtlat under those, where a stop signal it honours
+/// as ignored (`nohup rtlat run`) does not end it.
+fn stop_signals_as_from_a_shell() -> std::io::Result<()> {
+    for signo in [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+        // SAFETY: signal(2) with SIG_DFL is async-signal-safe.
+        if unsafe { libc::signal(signo, libc::SIG_DFL) } == libc::SIG_ERR {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// [`spawn`], running `before_exec` in the child between fork and exec (e.g. to block or
 /// ignore signals: a process inherits its signal mask and ignored signals across exec). It
 /// must only make async-signal-safe calls.
@@ -90,12 +105,16 @@ pub fn spawn_with(
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }
-    if let Some(f) = before_exec {
-        use std::os::unix::process::CommandExt as _;
-        // SAFETY: the callers pass functions that only make async-signal-safe calls
-        // (sigprocmask, sigaction), as a child between fork and exec requires.
-        unsafe { cmd.pre_exec(f) };
-    }
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: `stop_signals_as_from_a_shell` calls signal(2) only, and the callers pass
+    // functions that only make async-signal-safe calls (sigprocmask, sigaction), as a child
+    // between fork and exec requires.
+    unsafe {
+        cmd.pre_exec(move || {
+            stop_signals_as_from_a_shell()?;
+            before_exec.map_or(Ok(()), |f| f())
+        })
+    };
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
