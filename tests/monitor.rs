@@ -554,6 +554,16 @@ fn explain_names_a_fifo_hog_as_its_windows_cause_in_a_valid_exposition() {
     let threads = measured(&child);
     assert_eq!(threads.len(), 1, "{threads:?}");
     let log = child.running().stderr_so_far();
+    // Each window is explained from the sampler as it ends: the tracer, whose events are
+    // read once at the end, is not started, and the line says so.
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("# --explain: sampling the measured CPUs")
+                && l.ends_with(
+                    "; tracer not used: monitor explains each window as it ends, from the sampler"
+                )),
+        "{log}"
+    );
     let named = hog.named(95, cpu);
     drop(hog);
     let windows: Vec<&str> = log

@@ -608,7 +608,25 @@ fn explain_names_a_fifo_hog_as_the_cause_of_the_max_jitter() {
         "the hog ({named:?}) among the causes: {}",
         out.stdout
     );
+    // The tracer path's state, as rtlat run says it (on the line and in the JSON): this
+    // host's kernel has no osnoise tracer (tests/rt_guest runs servo with it).
+    let started = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("# --explain: sampling"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let explain = &doc["threads"]["servo"]["explain"];
+    let tracer = explain["tracer"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert!(
+        started.ends_with(&format!("; tracer {tracer}")),
+        "{started:?} vs {tracer:?}"
+    );
+    assert_eq!(explain["sampler_period_ns"], 5_000_000, "{doc}");
+    assert!(explain["sampler_cpus"].is_array(), "{doc}");
+    assert!(explain.get("threshold_ns").is_none(), "{doc}");
     let spikes = doc["threads"]["servo"]["spikes"].as_array().unwrap();
     assert_eq!(spikes.len(), 1, "{doc}");
     assert_eq!(spikes[0]["max"], true);
@@ -627,6 +645,7 @@ fn without_explain_the_json_has_no_spikes() {
     let out = servo(&["-D", "1", "-q", "--json", "-"]);
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(!out.stdout.contains("spikes"), "{}", out.stdout);
+    assert!(!out.stdout.contains("\"explain\""), "{}", out.stdout);
     assert!(!out.stdout.contains("# explain"), "{}", out.stdout);
     assert!(!out.stderr.contains("--explain"), "{}", out.stderr);
 }

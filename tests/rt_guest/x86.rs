@@ -322,6 +322,58 @@ fn a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never(
     assert_eq!(r.text("hog.tracefs_after"), r.text("hog.tracefs_before"));
 }
 
+on_both_kernels!(servo_explain_names_a_hog_above_its_thread_with_the_tracer);
+fn servo_explain_names_a_hog_above_its_thread_with_the_tracer(r: &Results, series: &str) {
+    r.assert_rc("servo", 0);
+    let hog: u32 = r.text("servo.pid").trim().parse().expect("the hog's pid");
+    let json = Json::parse(&r.text("servo.json"));
+    let thread = json.at("threads").at("servo");
+    let spikes = thread.at("spikes").as_array().expect("servo's spikes");
+    assert_eq!(spikes.len(), 1, "one worst run per thread: {thread}");
+    let worst = &spikes[0];
+    // The hog (SCHED_FIFO 99, above the servo thread's 97) held CPU 1 for 300 ms: the worst
+    // run is that late, and it is the thread's largest.
+    let late = worst.at("latency").as_i64().unwrap();
+    assert!(
+        late > 100_000_000,
+        "the worst run is {late} ns late: {worst}"
+    );
+    assert_eq!(worst.at("max").as_bool(), Some(true), "{worst}");
+    let causes: Vec<&str> = worst
+        .at("causes")
+        .as_array()
+        .expect("causes")
+        .iter()
+        .map(|c| c.at("text").as_str().unwrap())
+        .collect();
+    let named = format!("SCHED_FIFO 99 task sh (pid {hog}) ran on CPU 1 for ");
+    assert!(
+        causes.first().is_some_and(|c| c.starts_with(&named)),
+        "the hog not named first ({named:?}): {causes:#?}"
+    );
+    let explain = thread.at("explain");
+    if series == "6.12" {
+        // As rtlat run's: the tracer's events of the hog are in the verdict too.
+        assert_eq!(explain.at("tracer"), "used (osnoise tracer)", "{explain}");
+        let traced = format!("thread_noise sh:{hog} ran");
+        assert!(
+            causes.iter().any(|c| c.starts_with(&traced)),
+            "no {traced:?}: {causes:#?}"
+        );
+    }
+    assert!(
+        explain.at("tracer").as_str().is_some(),
+        "the tracer path's state is said: {explain}"
+    );
+    assert!(
+        causes
+            .iter()
+            .all(|c| !c.contains("swapper") && !c.contains(":0 ran")),
+        "the idle task named: {causes:#?}"
+    );
+    assert_eq!(r.text("servo.tracefs_after"), r.text("hog.tracefs_before"));
+}
+
 on_both_kernels!(a_break_keeps_the_trace_beside_the_json);
 fn a_break_keeps_the_trace_beside_the_json(r: &Results, _series: &str) {
     let hog: u32 = r.text("brk.pid").trim().parse().expect("the hog's pid");

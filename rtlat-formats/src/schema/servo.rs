@@ -61,6 +61,11 @@ pub struct Thread {
     pub allocations_while_measuring: u64,
     /// Minor page faults while measuring.
     pub minor_page_faults_while_measuring: u64,
+    /// `--explain` only: how the causes were looked for (the sampler's period and CPUs, the
+    /// tracer path's state), as `rtlat run`'s `explain` object without its threshold (servo
+    /// explains each thread's worst run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<super::rtlat::Explain>,
     /// `--explain` only: the run whose late wake-up made the max jitter (`cycle`: its tick,
     /// `latency`: its lateness), with its likely causes, as `rtlat run`'s spikes (one entry;
     /// none without an interval).

@@ -15,11 +15,10 @@ use rtlat_engine::tap::TapReader;
 use rtlat_formats::schema::Field;
 use rtlat_formats::schema::rtlat::{Explain, Spike};
 use rtlat_system::noise::{Findings, SpikeRecord, SpikeWatch, Threshold, WatchedThread};
-use serde_json::Number;
 
 use super::options::{Plan, RunConfig};
 use crate::cli::explain::evidence::add_tracer_causes;
-use crate::cli::explain::{Evidence, verdict};
+use crate::cli::explain::{Evidence, TracerUse, verdict};
 
 /// The main thread's time explaining spikes per pass (it drains every 10 ms): the sampler
 /// cannot sample while a verdict is made.
@@ -59,12 +58,13 @@ impl Explainer {
     /// Starts the sampler for the measuring threads of `plan`, whose thread ids are `tids`
     /// (set up, not measuring yet). The sampler runs SCHED_OTHER on the `default_cpus` (the
     /// process's affinity mask: never an isolated CPU) no thread measures (any of them when
-    /// every one is measured).
+    /// every one is measured); the osnoise tracer as `tracer` says.
     pub fn start(
         config: &RunConfig,
         plan: &Plan,
         default_cpus: &[usize],
         tids: &[i32],
+        tracer: TracerUse,
     ) -> Result<Explainer, String> {
         let measured: Vec<usize> = {
             let mut cpus: Vec<usize> = plan.threads.iter().map(|t| t.cpu).collect();
@@ -80,7 +80,7 @@ impl Explainer {
             &tids,
             default_cpus,
             config.main_affinity.is_none(),
-            true,
+            tracer,
         )?;
         let threshold = threshold(config);
         let readers = plan
@@ -319,44 +319,16 @@ pub fn json(explained: &Explained, found: &ThreadFindings) -> (Explain, Vec<Fiel
         above_threshold: f.above_threshold.into(),
         left_off: f.left_off.into(),
         unseen: f.unseen.into(),
-        sampler_period_ns: explained.period_ns.into(),
-        sampler_cpus: explained
-            .housekeeping
-            .iter()
-            .map(|&c| c as u64)
-            .collect::<Vec<_>>()
-            .into(),
-        tracer: explained.tracer.clone().into(),
+        ..verdict::evidence(
+            &explained.housekeeping,
+            explained.period_ns,
+            &explained.tracer,
+        )
     };
     let spikes = f
         .spikes
         .iter()
-        .map(|s| {
-            let t = found
-                .origin_ns
-                .filter(|_| s.wake_ns > 0)
-                .and_then(|o| Number::from_f64(s.wake_ns.saturating_sub(o) as f64 / 1e9));
-            let (causes, unexplained) = verdict::json(&s.verdict);
-            Field::from(Spike {
-                cycle: s.cycle.into(),
-                latency: s.latency_ns.into(),
-                t: t.map_or(Field::Absent, Field::from),
-                wake_ns: if s.wake_ns > 0 {
-                    s.wake_ns.into()
-                } else {
-                    Field::Absent
-                },
-                cpu: s.cpu.map(|c| c as u64).into(),
-                max: s.max.into(),
-                evidence_ns: if s.window_ns != (0, 0) {
-                    vec![s.window_ns.0, s.window_ns.1].into()
-                } else {
-                    Field::Absent
-                },
-                causes: causes.into(),
-                unexplained,
-            })
-        })
+        .map(|s| Field::from(verdict::spike(s, found.origin_ns)))
         .collect();
     (explain, spikes)
 }

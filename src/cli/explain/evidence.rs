@@ -11,7 +11,8 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::Facts;
 use rtlat_system::noise::tracer::{self, TracerPath};
 use rtlat_system::noise::{
-    Config, Findings, NoiseTrace, Sampler, SamplerThread, Spike as NoiseSpike, Verdict, Watched,
+    Config, Findings, NoiseTrace, Sampler, SamplerThread, Spike as NoiseSpike, SpikeRecord,
+    Verdict, Watched,
 };
 
 /// The sampler and the tracer, running.
@@ -26,6 +27,15 @@ pub struct Evidence {
     /// The tracer path's state, one line.
     tracer: String,
     trace: Option<NoiseTrace>,
+}
+
+/// Whether `--explain` starts the osnoise tracer where the kernel has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TracerUse {
+    /// Start it (its events are read once, when the evidence stops).
+    Start,
+    /// Leave it, for this reason (said in the tracer path's state: `not used: <why>`).
+    Skip(&'static str),
 }
 
 /// What the evidence gave once stopped.
@@ -47,13 +57,14 @@ impl Evidence {
     /// Starts the sampler for the threads `tids` of this process (set up, not measuring yet)
     /// on the `measured` CPUs, running on the `available` CPUs no thread measures. With
     /// `move_main`, the calling thread (which makes the verdicts) moves there too; with
-    /// `use_tracer`, the osnoise tracer starts on the measured CPUs where the kernel has it.
+    /// [`TracerUse::Start`], the osnoise tracer starts on the measured CPUs where the kernel
+    /// has it.
     pub fn start(
         measured: &[usize],
         tids: &[u32],
         available: &[usize],
         move_main: bool,
-        use_tracer: bool,
+        tracer: TracerUse,
     ) -> Result<Evidence, String> {
         let housekeeping: Vec<usize> = available
             .iter()
@@ -70,10 +81,9 @@ impl Evidence {
         let main_moved = move_main
             && !housekeeping.is_empty()
             && rtlat_linux::set_affinity(&housekeeping).is_ok();
-        let (trace, tracer) = if use_tracer {
-            start_tracer(measured)
-        } else {
-            (None, "not used".into())
+        let (trace, tracer) = match tracer {
+            TracerUse::Start => start_tracer(measured),
+            TracerUse::Skip(why) => (None, format!("not used: {why}")),
         };
         Ok(Evidence {
             sampler,
@@ -165,22 +175,29 @@ fn keep_trace(trace: &NoiseTrace, path: &Path) {
 /// ranks the causes again.
 pub fn add_tracer_causes(findings: &mut Findings, events: &tracer::Events, tid: u32) {
     for record in &mut findings.spikes {
-        let (Some(cpu), Verdict::Causes(causes)) = (record.cpu, &mut record.verdict) else {
-            continue;
-        };
-        if record.window_ns == (0, 0) {
-            continue;
-        }
-        let spike = NoiseSpike {
-            cpu,
-            tid: Some(tid),
-            previous_wake_ns: record.window_ns.0,
-            wake_ns: record.window_ns.1,
-            latency_ns: record.latency_ns,
-        };
-        causes.extend(tracer::causes(events.overlapping(&spike)));
-        causes.sort_by_key(|c| std::cmp::Reverse(c.score));
+        add_tracer_causes_to(record, events, tid);
     }
+}
+
+/// Adds to one spike's verdict (of the thread `tid`) the tracer's noise events on its CPU
+/// within its window, and ranks the causes again; a spike without a CPU, a window or a
+/// verdict is left as it is.
+pub fn add_tracer_causes_to(record: &mut SpikeRecord, events: &tracer::Events, tid: u32) {
+    let (Some(cpu), Verdict::Causes(causes)) = (record.cpu, &mut record.verdict) else {
+        return;
+    };
+    if record.window_ns == (0, 0) {
+        return;
+    }
+    let spike = NoiseSpike {
+        cpu,
+        tid: Some(tid),
+        previous_wake_ns: record.window_ns.0,
+        wake_ns: record.window_ns.1,
+        latency_ns: record.latency_ns,
+    };
+    causes.extend(tracer::causes(events.overlapping(&spike)));
+    causes.sort_by_key(|c| std::cmp::Reverse(c.score));
 }
 
 /// The osnoise tracer on the measured CPUs, where the kernel has it (its changes printed;

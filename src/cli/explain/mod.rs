@@ -8,4 +8,4 @@
 pub mod evidence;
 pub mod verdict;
 
-pub use evidence::Evidence;
+pub use evidence::{Evidence, TracerUse};

@@ -1,10 +1,14 @@
-//! A verdict's one text and JSON rendering, for every front's `--explain`.
+//! A verdict's one text and JSON rendering, for every front's `--explain`: its lines, its
+//! spike (`rtlat run`'s `thread.N.rtlat.spikes[]`, `rtlat servo`'s `threads.NAME.spikes[]`) and
+//! the evidence's part of the `explain` object (sampler and tracer), one schema type
+//! ([`rtlat_formats::schema::rtlat`]) for both fronts.
 
 use std::fmt::Write as _;
 
 use rtlat_formats::schema::Field;
-use rtlat_formats::schema::rtlat::SpikeCause;
-use rtlat_system::noise::Verdict;
+use rtlat_formats::schema::rtlat::{Explain, Spike, SpikeCause};
+use rtlat_system::noise::{SpikeRecord, Verdict};
+use serde_json::Number;
 
 /// A verdict's lines under its spike: `#   1. <cause>` each, most likely first; `#   no cause
 /// found`; or `#   no verdict: <why>`.
@@ -42,5 +46,48 @@ pub fn json(verdict: &Verdict) -> (Vec<Field<SpikeCause>>, Field<String>) {
             Field::Absent,
         ),
         Verdict::Unexplained(why) => (Vec::new(), Field::from(why.clone())),
+    }
+}
+
+/// A spike in the JSON; `origin_ns` (the thread's start on `CLOCK_MONOTONIC`) gives its `t`,
+/// left out without it.
+pub fn spike(record: &SpikeRecord, origin_ns: Option<u64>) -> Spike {
+    let t = origin_ns
+        .filter(|_| record.wake_ns > 0)
+        .and_then(|o| Number::from_f64(record.wake_ns.saturating_sub(o) as f64 / 1e9));
+    let (causes, unexplained) = json(&record.verdict);
+    Spike {
+        cycle: record.cycle.into(),
+        latency: record.latency_ns.into(),
+        t: t.map_or(Field::Absent, Field::from),
+        wake_ns: if record.wake_ns > 0 {
+            record.wake_ns.into()
+        } else {
+            Field::Absent
+        },
+        cpu: record.cpu.map(|c| c as u64).into(),
+        max: record.max.into(),
+        evidence_ns: if record.window_ns != (0, 0) {
+            vec![record.window_ns.0, record.window_ns.1].into()
+        } else {
+            Field::Absent
+        },
+        causes: causes.into(),
+        unexplained,
+    }
+}
+
+/// The evidence's part of an `explain` object: the sampler's period and CPUs (empty: any)
+/// and the tracer path's state; the front adds its threshold's fields.
+pub fn evidence(housekeeping: &[usize], period_ns: u64, tracer: &str) -> Explain {
+    Explain {
+        sampler_period_ns: period_ns.into(),
+        sampler_cpus: housekeeping
+            .iter()
+            .map(|&c| c as u64)
+            .collect::<Vec<_>>()
+            .into(),
+        tracer: tracer.to_string().into(),
+        ..Explain::default()
     }
 }

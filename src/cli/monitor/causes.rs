@@ -17,6 +17,7 @@ use super::metrics::{Labels, Metrics, label_value};
 use super::windows::{ThreadWindows, WindowMax};
 use crate::cli::cyclic::explain::{self, Explainer};
 use crate::cli::cyclic::options::{Plan, RunConfig, Unit};
+use crate::cli::explain::TracerUse;
 
 /// Samples before a thread's p99.9 is the threshold of the stderr line (before that, every
 /// window's maximum is told).
@@ -54,7 +55,11 @@ impl WindowCauses {
         default_cpus: &[usize],
         tids: &[i32],
     ) -> Result<WindowCauses, String> {
-        let explainer = Explainer::start(config, plan, default_cpus, tids)?;
+        // Each window is explained while the monitor runs, from the sampler; the tracer's
+        // events are read once, at the end, so it is not started (its buffer would fill for
+        // nothing, and the started line would claim it).
+        let tracer = TracerUse::Skip("monitor explains each window as it ends, from the sampler");
+        let explainer = Explainer::start(config, plan, default_cpus, tids, tracer)?;
         Ok(WindowCauses {
             explainer,
             threshold: explain::threshold(config),

@@ -27,6 +27,7 @@ use crate::cli::cyclic::fifo::StatsFifo;
 use crate::cli::cyclic::measure::{measure_plans, run_thread};
 use crate::cli::cyclic::options::{self, Align, Clock, Plan, RunConfig, Unit};
 use crate::cli::cyclic::smi;
+use crate::cli::explain::TracerUse;
 use rtlat::exit_status;
 
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
@@ -299,7 +300,7 @@ fn measure<'a>(
             let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
             // The sampler on the default CPUs no thread measures: off the isolated ones.
             let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
-            match Explainer::start(config, plan, &housekeeping, &tids) {
+            match Explainer::start(config, plan, &housekeeping, &tids, TracerUse::Start) {
                 Ok(started) => {
                     errln!("{}", started.started_line());
                     explainer = Some(started);

@@ -3,17 +3,20 @@
 //! pushes the run whose late wake-up made it (rtlat-engine's [`Shared::worst`]), and the main
 //! thread, every redraw, explains the latest of them as soon as the sampler has sampled past
 //! its wake-up (its evidence is kept about 2 s, so the worst run of a long run is explained
-//! while it is fresh). At the end: per thread, the causes of its worst run, printed after the
-//! verdict and in the JSON (`threads.NAME.spikes`).
+//! while it is fresh). The osnoise tracer runs on the threads' CPU where the kernel has it,
+//! as under `rtlat run --explain`: its events in that CPU's window are added to the verdict
+//! at the end. At the end: per thread, the causes of its worst run, printed after the verdict
+//! and in the JSON (`threads.NAME.spikes`, with the sampler and tracer in
+//! `threads.NAME.explain`).
 
 use std::fmt::Write as _;
 
 use rtlat_engine::servo::{Plan, Shared};
-use rtlat_formats::schema::Field;
-use rtlat_formats::schema::rtlat::Spike;
+use rtlat_formats::schema::rtlat::{Explain, Spike};
 use rtlat_system::noise::{SpikeRecord, SpikeWatch, Threshold, Verdict, WatchedThread};
 
-use crate::cli::explain::{Evidence, verdict};
+use crate::cli::explain::evidence::add_tracer_causes_to;
+use crate::cli::explain::{Evidence, TracerUse, verdict};
 
 /// A thread's worst run: (tick, lateness ns, wake-up ns on CLOCK_MONOTONIC).
 type Worst = (u64, i64, u64);
@@ -27,6 +30,15 @@ pub struct Explainer {
     worst: Vec<Option<(Worst, Option<SpikeRecord>)>>,
 }
 
+/// What `--explain` found once the run ended.
+#[derive(Debug)]
+pub struct Explained {
+    /// Per thread, its worst run's record (`None`: the thread measured no interval).
+    pub records: Vec<Option<SpikeRecord>>,
+    /// The sampler and the tracer, as every thread's `explain` object gives them.
+    pub explain: Explain,
+}
+
 impl Explainer {
     /// Starts the sampler for `plans`' threads, all on `cpu`, whose live figures (thread ids)
     /// are `shared.live`, on the `available` CPUs but `cpu` (any CPU when it is the only one).
@@ -37,8 +49,9 @@ impl Explainer {
         available: &[usize],
     ) -> Result<Explainer, String> {
         let tids: Vec<u32> = shared.live.iter().map(|l| l.tid() as u32).collect();
-        // The main thread stays where it is (it redraws the table); no tracer.
-        let evidence = Evidence::start(&[cpu], &tids, available, false, false)?;
+        // The main thread stays where it is (it redraws the table); the tracer on the
+        // threads' CPU where the kernel has it.
+        let evidence = Evidence::start(&[cpu], &tids, available, false, TracerUse::Start)?;
         let watches = plans
             .iter()
             .zip(&tids)
@@ -65,10 +78,11 @@ impl Explainer {
     /// The line printed on stderr when the run starts.
     pub fn started_line(&self) -> String {
         format!(
-            "# --explain: sampling the threads' CPU every {} ms from {}, SCHED_OTHER",
+            "# --explain: sampling the threads' CPU every {} ms from {}, SCHED_OTHER; tracer {}",
             self.evidence.period_ms(),
             self.evidence
-                .on("any CPU (the threads' CPU is the only one)")
+                .on("any CPU (the threads' CPU is the only one)"),
+            self.evidence.tracer()
         )
     }
 
@@ -92,19 +106,21 @@ impl Explainer {
         }
     }
 
-    /// Ends the sampler (after one last sample, past every wake-up) and gives each thread's
-    /// worst run's record (`None`: the thread measured no interval).
-    pub fn finish(mut self, shared: &Shared) -> Vec<Option<SpikeRecord>> {
+    /// Ends the sampler (after one last sample, past every wake-up) and the tracer (its
+    /// events read once, added to each record), and gives each thread's worst run's record.
+    pub fn finish(mut self, shared: &Shared) -> Explained {
         self.update(shared);
-        let sampler = self.evidence.stop(None).sampler;
-        self.worst
+        let stopped = self.evidence.stop(None);
+        let sampler = &stopped.sampler;
+        let records = self
+            .worst
             .into_iter()
             .zip(&self.watches)
             .map(|(worst, watch)| {
                 let ((tick, lateness, wake), record) = worst?;
-                Some(record.unwrap_or_else(|| {
+                let mut record = record.unwrap_or_else(|| {
                     watch
-                        .explain_now(tick, lateness, wake, &sampler)
+                        .explain_now(tick, lateness, wake, sampler)
                         .unwrap_or_else(|| SpikeRecord {
                             cycle: tick,
                             latency_ns: lateness,
@@ -116,9 +132,19 @@ impl Explainer {
                                 "the run ended before the sampler sampled past this wake-up".into(),
                             ),
                         })
-                }))
+                });
+                // The thread's worst run, however the watch marked it.
+                record.max = true;
+                if let Some(events) = &stopped.events {
+                    add_tracer_causes_to(&mut record, events, watch.thread().tid);
+                }
+                Some(record)
             })
-            .collect()
+            .collect();
+        Explained {
+            records,
+            explain: verdict::evidence(&stopped.housekeeping, stopped.period_ns, &stopped.tracer),
+        }
     }
 }
 
@@ -141,18 +167,8 @@ pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeR
     out
 }
 
-/// A thread's worst run for the JSON (`threads.NAME.spikes`, one entry).
+/// A thread's worst run for the JSON (`threads.NAME.spikes`, one entry; no `t`: servo's
+/// JSON counts in ticks).
 pub fn json(record: &SpikeRecord) -> Spike {
-    let (causes, unexplained) = verdict::json(&record.verdict);
-    Spike {
-        cycle: record.cycle.into(),
-        latency: record.latency_ns.into(),
-        t: Field::Absent,
-        wake_ns: record.wake_ns.into(),
-        cpu: record.cpu.map(|c| c as u64).into(),
-        max: true.into(),
-        evidence_ns: vec![record.window_ns.0, record.window_ns.1].into(),
-        causes: causes.into(),
-        unexplained,
-    }
+    verdict::spike(record, None)
 }

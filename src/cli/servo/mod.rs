@@ -162,7 +162,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         &rows,
         &reports,
         (cpu, elapsed),
-        explained.as_deref(),
+        explained.as_ref(),
     ))
 }
 
@@ -203,7 +203,7 @@ fn report(
     rows: &[Row],
     reports: &[Report],
     (cpu, elapsed): (usize, Duration),
-    explained: Option<&[Option<rtlat_system::noise::SpikeRecord>]>,
+    explained: Option<&explain::Explained>,
 ) -> ExitCode {
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
     let verdict = Verdict::of(plans, &figures);
@@ -223,9 +223,9 @@ fn report(
         }
         None => out.push_str("Verdict: none (the run was too short to measure an interval)\n"),
     }
-    if let Some(records) = explained {
+    if let Some(explained) = explained {
         let jitter: Vec<Option<u64>> = figures.iter().map(|f| f.max_jitter_ns).collect();
-        out.push_str(&explain::text(plans, &jitter, records));
+        out.push_str(&explain::text(plans, &jitter, &explained.records));
     }
     out!("{out}");
     let _ = std::io::stdout().flush();
@@ -298,7 +298,7 @@ fn document(
     reports: &[Report],
     (cpu, elapsed): (usize, Duration),
     verdict: Option<Verdict>,
-    explained: Option<&[Option<rtlat_system::noise::SpikeRecord>]>,
+    explained: Option<&explain::Explained>,
 ) -> schema::Document {
     let threads = plans
         .iter()
@@ -328,8 +328,9 @@ fn document(
                 rating: j.max_jitter_ns.map(|m| Rating::of(m).key().to_string()),
                 allocations_while_measuring: r.allocations,
                 minor_page_faults_while_measuring: r.minor_faults,
-                spikes: explained.map(|records| {
-                    records
+                explain: explained.map(|e| e.explain.clone()),
+                spikes: explained.map(|e| {
+                    e.records
                         .get(i)
                         .and_then(Option::as_ref)
                         .map(explain::json)

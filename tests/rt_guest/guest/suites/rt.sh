@@ -7,6 +7,8 @@
 #  hog.*        --explain on CPU 1 with a SCHED_FIFO 95 hog there, and the tracefs settings
 #               before and after (item 3: the idle task is never a cause)
 #  brk.*        the same hog ending a run with -b: the trace kept beside the JSON
+#  servo.*      rtlat servo --explain on CPU 1 with a SCHED_FIFO 99 hog there (above the
+#               servo thread's 97): the hog named, the tracer's events in the verdict
 #  audit.*      rtlat audit and its suggested line on this kernel
 #  side.*       cyclictest and rtlat's cyclictest, the same command line, one after the other
 #  rtla.*       rtla timerlat beside rtlat run on the isolated CPU
@@ -44,14 +46,15 @@ tracefs_settings() {
   done
 }
 
-# A SCHED_FIFO 95 shell loop pinned to CPU 1 for HOLD seconds, started DELAY seconds from
-# now in the background; its pid in /tmp/hog.pid. HOLD counts from the loop's start, not
+# A SCHED_FIFO shell loop (priority PRIO, 95 unless given) pinned to CPU 1 for HOLD seconds,
+# started DELAY seconds from now in the background: `hog DELAY HOLD [PRIO]`; its pid in
+# /tmp/hog.pid. HOLD counts from the loop's start, not
 # from the fork: chrt and taskset exec on CPU 0 first, and on a loaded host that took most
 # of 0.3 s once, leaving the hog 10 ms on CPU 1.
 hog() {
   (
     sleep "$1"
-    chrt -f 95 taskset -c 1 sh -c 'while :; do :; done' &
+    chrt -f "${3:-95}" taskset -c 1 sh -c 'while :; do :; done' &
     pid=$!
     echo $pid >/tmp/hog.pid
     tries=0
@@ -86,6 +89,16 @@ keep brk.json /tmp/brk/brk.json
 for f in /tmp/brk/rtlat-break-*.trace; do keep brk.trace "$f"; done
 tracefs_settings >/tmp/brk.tracefs_after
 emit brk.tracefs_after /tmp/brk.tracefs_after
+
+# servo --explain with a hog above its servo thread (97): the thread's worst run explained,
+# the tracer's events in it, tracefs as it was.
+hog 2 0.3 99
+run servo 90 rtlat servo --cpu 1 --base 0 -D 5 -q --explain --json /tmp/servo.json
+wait
+emit_text servo.pid "$(cat /tmp/hog.pid)"
+keep servo.json /tmp/servo.json
+tracefs_settings >/tmp/servo.tracefs_after
+emit servo.tracefs_after /tmp/servo.tracefs_after
 
 # 4. The audit of this kernel, and the line it suggests.
 run audit 120 rtlat audit --json
