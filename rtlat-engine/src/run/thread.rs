@@ -14,7 +14,7 @@ use rtlat_linux::{Ftrace, TimerKind};
 use super::report::{LinearReport, RunHistogram, ThreadReport};
 use crate::error::{MeasureError, OnThread, ThreadName};
 use crate::measure::{Flow, PerCycle, measure};
-use crate::rings::{SampleRing, WindowRing};
+use crate::rings::{SampleRing, WindowRing, window_ring};
 use crate::setup::{Setup, prepare};
 use crate::tap::WakeTap;
 use crate::timers::{
@@ -81,6 +81,29 @@ pub struct RunShared {
     /// Per-second windows per thread, drained by the main thread into the time series (see
     /// [`crate::seconds`]).
     pub seconds: Vec<WindowRing>,
+}
+
+impl RunShared {
+    /// The state of a run of `threads` measuring threads: `stopped` when a stop came before
+    /// the threads start (they then measure nothing), per-second window rings of
+    /// `seconds_capacity` windows each (1 when no time series is kept), no `-v` ring, no
+    /// `--explain` tap and no ftrace (set those fields for a run that has them).
+    pub fn new(threads: usize, stopped: bool, seconds_capacity: usize) -> RunShared {
+        RunShared {
+            stop: AtomicBool::new(stopped),
+            live: (0..threads).map(|_| LiveStatus::default()).collect(),
+            rings: (0..threads).map(|_| None).collect(),
+            taps: (0..threads).map(|_| None).collect(),
+            ready: Barrier::new(threads + 1),
+            epoch_ns: AtomicU64::new(0),
+            go: Barrier::new(threads + 1),
+            break_tid: AtomicI32::new(0),
+            ftrace: None,
+            seconds: (0..threads)
+                .map(|_| window_ring(seconds_capacity))
+                .collect(),
+        }
+    }
 }
 
 /// Runs one measuring thread to the end of the run. Errors name the thread by its number.

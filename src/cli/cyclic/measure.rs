@@ -78,28 +78,14 @@ pub fn measure_plans(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_engine::LiveStatus;
-    use rtlat_engine::rings::default_window_ring;
     use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
     use rtlat_engine::setup::Setup;
     use rtlat_engine::timers::ClockSource;
     use rtlat_linux::{ClockId, Policy, TimerKind};
-    use std::sync::Barrier;
-    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+    use std::sync::atomic::Ordering;
 
     fn shared(threads: usize) -> RunShared {
-        RunShared {
-            stop: AtomicBool::new(false),
-            live: (0..threads).map(|_| LiveStatus::default()).collect(),
-            rings: (0..threads).map(|_| None).collect(),
-            taps: Vec::new(),
-            ready: Barrier::new(threads + 1),
-            epoch_ns: AtomicU64::new(0),
-            go: Barrier::new(threads + 1),
-            break_tid: AtomicI32::new(0),
-            ftrace: None,
-            seconds: (0..threads).map(|_| default_window_ring()).collect(),
-        }
+        RunShared::new(threads, false, rtlat_engine::rings::RING_CAPACITY)
     }
 
     fn plan() -> MeasurePlan {

@@ -25,11 +25,11 @@ pub mod windows;
 
 use std::net::TcpListener;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rtlat_engine::rings::{sample_ring, window_ring};
+use rtlat_engine::rings::sample_ring;
 use rtlat_engine::run::{RunShared, new_run_histogram};
 use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::{LiveFigures, LiveStatus};
@@ -256,17 +256,9 @@ fn new_metrics(config: &MonitorConfig, plan: &Plan) -> Arc<Metrics> {
 /// thread (the windows are cut from it), no per-second series.
 fn shared_state(threads: usize, ring_len: usize) -> RunShared {
     RunShared {
-        stop: AtomicBool::new(signals::stop_requested()),
-        live: (0..threads).map(|_| LiveStatus::default()).collect(),
         rings: (0..threads).map(|_| Some(sample_ring(ring_len))).collect(),
-        taps: Vec::new(),
-        ready: Barrier::new(threads + 1),
-        epoch_ns: AtomicU64::new(0),
-        go: Barrier::new(threads + 1),
-        break_tid: AtomicI32::new(0),
-        ftrace: None,
         // No per-second series (a monitor has no JSON): the smallest ring.
-        seconds: (0..threads).map(|_| window_ring(1)).collect(),
+        ..RunShared::new(threads, signals::stop_requested(), 1)
     }
 }
 

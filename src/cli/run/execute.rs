@@ -2,14 +2,13 @@
 //! everything, set the machine up, run the measurement threads, report, undo.
 
 use std::process::ExitCode;
-use std::sync::Barrier;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtlat_linux::{ClockId, Ftrace, PosixClock, ProcessCpus, signals};
 
 use rtlat_engine::LiveStatus;
-use rtlat_engine::rings::{default_window_ring, sample_ring};
+use rtlat_engine::rings::{RING_CAPACITY, sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
 use rtlat_engine::seconds::SecondsSeries;
 use rtlat_engine::session::{Notice, Session};
@@ -234,22 +233,17 @@ fn open_ftrace(config: &RunConfig) -> Result<Option<Ftrace>, String> {
 /// What the measuring threads and the main thread share, made before the threads start.
 fn shared_state(config: &RunConfig, plan: &Plan, ftrace: Option<Ftrace>) -> RunShared {
     let threads = plan.threads.len();
+    // A stop signal that came before the threads start: they measure nothing.
+    let stopped = signals::stop_requested() || rtlat::stdio::reader_gone();
     RunShared {
-        // A stop signal that came before the threads start: they measure nothing.
-        stop: AtomicBool::new(signals::stop_requested() || rtlat::stdio::reader_gone()),
-        live: (0..threads).map(|_| LiveStatus::default()).collect(),
         rings: (0..threads)
             .map(|_| config.verbose.then(|| sample_ring(VERBOSE_RING)))
             .collect(),
         taps: (0..threads)
             .map(|_| config.explain.then(WakeTap::new))
             .collect(),
-        ready: Barrier::new(threads + 1),
-        epoch_ns: AtomicU64::new(0),
-        go: Barrier::new(threads + 1),
-        break_tid: AtomicI32::new(0),
         ftrace,
-        seconds: (0..threads).map(|_| default_window_ring()).collect(),
+        ..RunShared::new(threads, stopped, RING_CAPACITY)
     }
 }
 
