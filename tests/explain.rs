@@ -353,17 +353,27 @@ fn a_quiet_run_names_none_of_the_injected_causes() {
     let dir = TempDir::new("explain-quiet");
     let cpu = measured_cpu();
     // The default threshold: each thread's p99.9 once known.
+    let net_rx_before = net_rx_on(cpu);
     let (child, json) = start_run(&dir, cpu, 1000, 3, &[]);
     let (stdout, thread) = finish_run(child, &json);
+    // The machine's own network traffic (CI fetching a package beside the tests: this VM's
+    // NIC completes its transmits on the last CPU) raises NET_RX on the measured CPU for
+    // real; then naming it is right, not a false cause.
+    let net_rx = net_rx_on(cpu).saturating_sub(net_rx_before);
+    if net_rx > 0 {
+        eprintln!(
+            "explain: NET_RX ran {net_rx}× on CPU {cpu} during the quiet run (the machine's own traffic): naming it is allowed"
+        );
+    }
     check_structure(&thread);
     assert_eq!(thread["explain"]["threshold_from"], "p99.9");
     for spike in thread["spikes"].as_array().unwrap() {
         for cause in cause_texts(spike) {
             assert!(
                 !cause.contains("rtlat-hog")
-                    && !cause.contains("NET_RX")
+                    && (net_rx > 0 || !cause.contains("NET_RX"))
                     && !cause.contains("migrated"),
-                "a false cause in a quiet run: {cause}\n{stdout}"
+                "a false cause in a quiet run: {cause}\n{stdout}\n{thread:#}"
             );
         }
     }
@@ -386,6 +396,15 @@ fn explain_options_are_refused_where_they_cannot_work() {
         assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
+}
+
+/// The NET_RX softirqs CPU `cpu` has run since boot (`/proc/softirqs`).
+fn net_rx_on(cpu: usize) -> u64 {
+    let text = std::fs::read_to_string("/proc/softirqs").expect("/proc/softirqs");
+    text.lines()
+        .find_map(|l| l.trim_start().strip_prefix("NET_RX:"))
+        .and_then(|counts| counts.split_whitespace().nth(cpu)?.parse().ok())
+        .expect("NET_RX's count for the CPU in /proc/softirqs")
 }
 
 /// The thread id of `pid`'s thread named `name`.
