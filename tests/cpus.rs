@@ -336,6 +336,12 @@ fn lists_that_leave_no_cpu_end_as_in_cyclictest() {
 
 #[test]
 fn latency_samples_on_a_cpu_outside_its_affinity_mask_as_xenomais_does() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency -c beside Xenomai's (tests/cpus.rs)",
+    ) {
+        return;
+    }
     assert!(is_root(), "the runs are SCHED_FIFO: run the tests as root");
     let _guard = measuring();
     let one = outside().to_string();

@@ -534,6 +534,12 @@ fn hsd_ranges(text: &str, param: &str) -> Vec<String> {
 
 #[test]
 fn the_default_histogram_has_xenomais_300_cells() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let _guard = measuring();
     // 1 ns cells: every latency (more than 300 ns on any machine) lands in the last cell,
     // which is cell 299 in Xenomai 3.3.1 (its usage text says 200).
@@ -563,6 +569,12 @@ fn the_default_histogram_has_xenomais_300_cells() {
 
 #[test]
 fn t_0_is_the_warm_up_second_alone() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let _guard = measuring();
     let args = ["-T", "0", "-s", "-p", "1000"];
     let (theirs, ours) = both(&args);
@@ -599,6 +611,12 @@ fn from_rts(text: &str) -> String {
 
 #[test]
 fn m_prints_xenomais_verdict_on_the_rts_maximum() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let _guard = measuring();
     let (theirs, ours) = both(&["-T", "2", "-p", "1000", "-m", "1"]);
     assert_eq!((theirs.code(), ours.code()), (1, 1), "{}", ours.stderr);
@@ -640,6 +658,12 @@ fn seconds_and_samples(text: &str) -> (u64, u64, u64) {
 
 #[test]
 fn a_second_is_1e9_over_period_wake_ups_overruns_and_all() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let _guard = measuring();
     // At 2 µs no machine wakes up every period: a "second" of 500 000 wake-ups takes longer
     // than a second (Xenomai's: 500 000 timer reads). Its samples then fill whole seconds
@@ -696,6 +720,12 @@ fn a_second_is_1e9_over_period_wake_ups_overruns_and_all() {
 
 #[test]
 fn question_mark_and_d_exit_2_and_sigalrm_ends_the_run_as_in_xenomai() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let theirs = common::xenomai::real_latency();
     for args in [&["-?"][..], &["-D", "0"], &["-D", "1", "-T", "2"]] {
         let a = run(&theirs, args, None, Duration::from_secs(10));
@@ -730,6 +760,12 @@ fn question_mark_and_d_exit_2_and_sigalrm_ends_the_run_as_in_xenomai() {
 
 #[test]
 fn the_gnuplot_header_has_xenomais_lines_and_names_the_backend() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let _guard = measuring();
     let dir = TempDir::new("latency-gnuplot-real");
     let (a, b) = (dir.join("xenomai.txt"), dir.join("rtlat.txt"));
@@ -792,6 +828,12 @@ fn hss_free_samples(text: &str) -> u64 {
 
 #[test]
 fn refused_values_and_accepted_no_ops_have_xenomais_statuses_under_its_name() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "latency beside Xenomai's latency (tests/latency.rs)",
+    ) {
+        return;
+    }
     let _guard = measuring();
     let dir = TempDir::new("latency-statuses");
     let alias: PathBuf = dir.join("latency");

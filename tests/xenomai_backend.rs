@@ -59,6 +59,12 @@ fn rts(text: &str) -> [f64; 3] {
 
 #[test]
 fn latency_on_xenomai_prints_xenomais_lines_beside_xenomais_own() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "--backend xenomai (tests/xenomai_backend.rs)",
+    ) {
+        return;
+    }
     let ours_binary = rtlat_on(Core::Mercury);
     let _serial = measuring();
     let dir = TempDir::new("xenomai-latency");
@@ -146,6 +152,12 @@ fn threads_of(pid: i32) -> Vec<(String, i64, i64)> {
 
 #[test]
 fn as_latency_the_sampling_thread_is_an_alchemy_task_and_ctrl_c_ends_the_run() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "--backend xenomai (tests/xenomai_backend.rs)",
+    ) {
+        return;
+    }
     let binary = rtlat_on(Core::Mercury);
     let _serial = measuring();
     // Under the drop-in name `latency`, a binary built with Xenomai measures on it without
@@ -195,6 +207,12 @@ fn json(path: &Path) -> Value {
 
 #[test]
 fn run_on_xenomai_prints_the_same_lines_and_json() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "--backend xenomai (tests/xenomai_backend.rs)",
+    ) {
+        return;
+    }
     let binary = rtlat_on(Core::Mercury);
     let _serial = measuring();
     let dir = TempDir::new("xenomai-run");
@@ -291,6 +309,12 @@ fn run_on_xenomai_prints_the_same_lines_and_json() {
 
 #[test]
 fn a_period_too_short_for_the_machine_overruns_on_both_counts() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Mercury,
+        "--backend xenomai (tests/xenomai_backend.rs)",
+    ) {
+        return;
+    }
     let binary = rtlat_on(Core::Mercury);
     let _serial = measuring();
     let dir = TempDir::new("xenomai-overruns");
@@ -327,6 +351,12 @@ fn a_period_too_short_for_the_machine_overruns_on_both_counts() {
 
 #[test]
 fn built_against_cobalt_it_links_and_refuses_cleanly_without_the_core() {
+    if !common::xenomai::here(
+        common::xenomai::Core::Cobalt,
+        "--backend xenomai (tests/xenomai_backend.rs)",
+    ) {
+        return;
+    }
     let binary = rtlat_on(Core::Cobalt);
     let ldd = std::process::Command::new("ldd")
         .arg(&binary)

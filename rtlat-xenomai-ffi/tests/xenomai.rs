@@ -5,8 +5,10 @@
 //! That is the place and the convention of the root crate's tests (`tests/common/xenomai.rs`)
 //! and of `.ci/run`, so one Mercury build serves them all: the target dir is the one this test
 //! binary was built in, a marker file written after a successful build tells a complete build
-//! from one cut short, and a file lock lets one process build while the others wait. A missing
-//! `../shared` or a failed build is an error with its reason, never a skip.
+//! from one cut short, and a file lock lets one process build while the others wait. The
+//! source folder is `RTLAT_XENOMAI_SRC` when set. A failed build is an error with its reason;
+//! no source at all is [`missing`], which the runner reports as not run (a failure under
+//! `CI=true`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,9 +62,45 @@ pub fn prefix(core: Core) -> PathBuf {
         .join(format!("{}-{VERSION}", name(core)))
 }
 
-/// The folder holding Xenomai's tarballs and `build-xenomai.sh`, beside the workspace.
+/// The folder holding Xenomai's tarballs and `build-xenomai.sh`: `RTLAT_XENOMAI_SRC`, else
+/// `../shared/third_party/xenomai/` beside the workspace (CI's layout).
 fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/third_party/xenomai")
+    std::env::var_os("RTLAT_XENOMAI_SRC")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/third_party/xenomai")
+        })
+}
+
+/// Whether a missing Xenomai fails the tests (`CI=true` or `CI=1`, as `.ci/run` sets it).
+pub fn required() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Why `core` cannot be had here: no install named by the environment and no source to build
+/// it from (a complete build already in [`prefix`] counts as had). `None` when it can.
+pub fn missing(core: Core) -> Option<String> {
+    if configured(core).is_some() || prefix(core).join(MARKER).is_file() {
+        return None;
+    }
+    let shared = shared_dir();
+    [
+        shared.join("build-xenomai.sh"),
+        shared.join(format!("xenomai-{VERSION}.tar.gz")),
+    ]
+    .iter()
+    .find(|needed| !needed.is_file())
+    .map(|needed| {
+        format!(
+            "no Xenomai {VERSION} {}: {} is missing (set {} to an installed Xenomai's \
+             xeno-config, or RTLAT_XENOMAI_SRC to a folder holding xenomai-{VERSION}.tar.gz and \
+             build-xenomai.sh; CI has them in ../shared/third_party/xenomai/)",
+            name(core),
+            needed.display(),
+            variable(core)
+        )
+    })
 }
 
 /// The `xeno-config` named by the environment for `core`, if any.

@@ -10,12 +10,27 @@
 //! same way before the tests. Several test threads and processes may ask at once: a file lock
 //! lets one build while the others wait, and a marker written after a successful build tells
 //! a complete build from one cut short. [`rtlat_on`] builds rtlat with its `xenomai` feature
-//! against a core (a nested `cargo build` into a target dir of its own). A missing `../shared`
-//! or a failed build fails the test that asked, with the reason: nothing passes silently.
+//! against a core (a nested `cargo build` into a target dir of its own).
+//!
+//! # Where Xenomai comes from, and what happens without it
+//!
+//! Xenomai's source is not a package a user can install, so a clone on its own has none:
+//!
+//! - `XENO_CONFIG` (Mercury) and `XENO_CONFIG_COBALT` name an installed Xenomai 3.3.1's
+//!   `xeno-config`: used as it is (its `bin/latency` beside it);
+//! - else `RTLAT_XENOMAI_SRC` names a folder holding `xenomai-3.3.1.tar.gz` and
+//!   `build-xenomai.sh` (the layout of `../shared/third_party/xenomai/`, its default);
+//! - else, outside CI, each test that needs Xenomai says on the terminal (past the harness's
+//!   capture) `NOT RUN: <group>: <why>` and returns, and the test binary names every group
+//!   not run in its own summary after libtest's; with `CI=true` (as `.ci/run` sets it) a
+//!   missing source fails the test instead. A build that fails always fails the test.
+//!
+//! A test that needs Xenomai starts with [`here`].
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The Xenomai release built.
 pub const VERSION: &str = "3.3.1";
@@ -42,9 +57,96 @@ impl Core {
     }
 }
 
-/// The folder holding Xenomai's tarballs and `build-xenomai.sh`.
+/// The folder holding Xenomai's tarballs and `build-xenomai.sh`: `RTLAT_XENOMAI_SRC`, else
+/// `../shared/third_party/xenomai/` beside the repository (CI's layout).
 pub fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/third_party/xenomai")
+    std::env::var_os("RTLAT_XENOMAI_SRC")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/third_party/xenomai")
+        })
+}
+
+/// The variable naming an installed `core`'s `xeno-config`.
+fn variable(core: Core) -> &'static str {
+    match core {
+        Core::Mercury => "XENO_CONFIG",
+        Core::Cobalt => "XENO_CONFIG_COBALT",
+    }
+}
+
+/// Whether a missing Xenomai fails the tests (`CI=true` or `CI=1`, as `.ci/run` sets it).
+pub fn required() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Why `core` cannot be had here (no install named, no source to build from), or `None` when
+/// it can (installed, built, or buildable).
+pub fn missing(core: Core) -> Option<String> {
+    if let Some(config) = std::env::var_os(variable(core)).filter(|c| !c.is_empty()) {
+        let config = PathBuf::from(config);
+        return (!config.is_file())
+            .then(|| format!("{}={} is not a file", variable(core), config.display()));
+    }
+    if prefix(core).join(MARKER).is_file() {
+        return None;
+    }
+    let shared = shared_dir();
+    [
+        shared.join("build-xenomai.sh"),
+        shared.join(format!("xenomai-{VERSION}.tar.gz")),
+    ]
+    .iter()
+    .find(|needed| !needed.is_file())
+    .map(|needed| {
+        format!(
+            "no Xenomai {VERSION} {}: {} is missing (set {} to an installed Xenomai's \
+             xeno-config, or RTLAT_XENOMAI_SRC to a folder holding xenomai-{VERSION}.tar.gz and \
+             build-xenomai.sh; CI has them in ../shared/third_party/xenomai/)",
+            core.name(),
+            needed.display(),
+            variable(core)
+        )
+    })
+}
+
+/// The test groups not run for want of Xenomai, for the binary's summary.
+static NOT_RUN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Whether the test of `group` (e.g. `latency beside Xenomai's`) can have `core`: `true` when
+/// it can (it is built on first use by the functions below); `false` when there is no
+/// Xenomai here, said once per group on the terminal (`NOT RUN: …`) and in the binary's
+/// summary, and the test returns. With `CI=true` a missing Xenomai panics instead.
+pub fn here(core: Core, group: &str) -> bool {
+    let Some(why) = missing(core) else {
+        return true;
+    };
+    if required() {
+        panic!("{why} (CI=true: the Xenomai tests must run)");
+    }
+    let mut not_run = NOT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    if !not_run.iter().any(|g| g == group) {
+        if not_run.is_empty() {
+            // Once per binary: the summary after libtest's own.
+            // SAFETY: registers a plain `extern "C" fn` with no captured state.
+            unsafe { libc::atexit(summary) };
+        }
+        not_run.push(group.to_string());
+        let _ = writeln!(std::io::stderr(), "\nNOT RUN: {group}: {why}");
+    }
+    false
+}
+
+/// At exit: the groups not run, after libtest's summary (which counts them as passed).
+extern "C" fn summary() {
+    let not_run = NOT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = writeln!(
+        std::io::stderr(),
+        "NOT RUN for want of Xenomai {VERSION} (counted as passed above): {}; set XENO_CONFIG \
+         or RTLAT_XENOMAI_SRC to run them (README, \"Testing against Xenomai\")",
+        not_run.join(", ")
+    );
 }
 
 /// The target dir of the rtlat binary under test (`<target dir>/<profile>/rtlat`).
@@ -74,10 +176,31 @@ pub fn real_latency() -> PathBuf {
 /// be had.
 pub fn installed(core: Core) -> PathBuf {
     static BUILT: [OnceLock<Result<PathBuf, String>>; 2] = [OnceLock::new(), OnceLock::new()];
-    match BUILT[core as usize].get_or_init(|| build_once(core)) {
+    match BUILT[core as usize]
+        .get_or_init(|| named_install(core).unwrap_or_else(|| build_once(core)))
+    {
         Ok(path) => path.clone(),
         Err(why) => panic!("{why}"),
     }
+}
+
+/// The install `XENO_CONFIG` (or `XENO_CONFIG_COBALT`) names: the prefix its `bin/xeno-config`
+/// sits in; `None` when the variable is unset.
+fn named_install(core: Core) -> Option<Result<PathBuf, String>> {
+    let config = PathBuf::from(std::env::var_os(variable(core)).filter(|c| !c.is_empty())?);
+    Some(
+        config
+            .canonicalize()
+            .ok()
+            .and_then(|c| Some(c.parent()?.parent()?.to_path_buf()))
+            .ok_or_else(|| {
+                format!(
+                    "{}={}: not an installed xeno-config (PREFIX/bin/xeno-config)",
+                    variable(core),
+                    config.display()
+                )
+            }),
+    )
 }
 
 /// Holds an exclusive lock on `path` (created if needed) until dropped: one builder at a
@@ -101,8 +224,8 @@ fn build_once(core: Core) -> Result<PathBuf, String> {
         if !needed.is_file() {
             return Err(format!(
                 "{} is missing: the Xenomai tests build Xenomai {VERSION} from \
-                 ../shared/third_party/xenomai/ beside the repository (the CI layout: shared/ \
-                 next to the checkout); provide it and run the tests again",
+                 RTLAT_XENOMAI_SRC or ../shared/third_party/xenomai/ beside the repository \
+                 (the CI layout), or use the install XENO_CONFIG names",
                 needed.display()
             ));
         }
