@@ -96,6 +96,14 @@ pub fn write_with(
     }
 }
 
+/// Whether `path`'s text can only name a directory: it ends with `/`, or its last component
+/// is `.` or `..`.
+fn names_a_directory(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let last = bytes.rsplit(|&b| b == b'/').next().unwrap_or_default();
+    bytes.ends_with(b"/") || last == b"." || last == b".."
+}
+
 /// What writing to a path means.
 #[derive(Debug)]
 enum Destination {
@@ -113,6 +121,13 @@ enum Destination {
 fn resolve(path: &Path) -> io::Result<Destination> {
     if path.as_os_str().is_empty() {
         return Err(refused("the path is empty; name a file"));
+    }
+    // `out.json/`, `dir/.`, `..`: only a directory can be opened by such a name, whatever is
+    // (or is not yet) there, so no file can be written by it.
+    if names_a_directory(path) {
+        return Err(refused(
+            "it ends with '/', '/.' or '/..', which names a directory; name a file",
+        ));
     }
     // Every symlink on the way, in the folders as in the name itself.
     check_symlinks(path)?;

@@ -280,3 +280,31 @@ fn a_symlink_of_another_user_is_refused() {
     }
     assert_eq!(fs::read_to_string(&victim).unwrap(), "secret");
 }
+
+#[test]
+fn a_name_that_can_only_be_a_directory_is_refused_before_anything_is_written() {
+    let dir = Scratch::new("dir-name");
+    std::fs::write(dir.join("old.json"), "old").unwrap();
+    for name in ["new.json/", "old.json/", "old.json/.", ".", "sub/.."] {
+        let path = dir.join(name);
+        let err = check(&path).unwrap_err();
+        assert!(
+            err.to_string().contains("names a directory; name a file"),
+            "{name}: {err}"
+        );
+        let err = write(&path, b"x").unwrap_err();
+        assert!(
+            err.to_string().contains("names a directory"),
+            "{name}: {err}"
+        );
+    }
+    // Nothing was written, nothing was left behind, the old file is as it was.
+    assert_eq!(dir.names(), ["old.json"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("old.json")).unwrap(),
+        "old"
+    );
+    // A name that only contains a dot is a file.
+    check(&dir.join("a.b")).unwrap();
+    check(&dir.join(".hidden")).unwrap();
+}
