@@ -4,3 +4,4 @@
 mod c;
 mod end_to_end;
 mod header;
+mod own_staticlib;

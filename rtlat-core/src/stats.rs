@@ -110,13 +110,9 @@ impl Summary {
         if self.count == 0 {
             return None;
         }
-        // |sum / count| <= max |value| <= i64::MAX + 1; clamp the single i64::MIN edge.
-        let m = self.sum / self.count as i128;
-        Some(if m < i64::MIN as i128 {
-            i64::MIN
-        } else {
-            m as i64
-        })
+        // |sum / count| <= max |value| <= 2^63, so the quotient fits (clamped at the edge);
+        // no 128-bit division routine (see `div_i128_by_u64`).
+        Some(crate::div64::div_i128_by_u64(self.sum, self.count))
     }
 
     /// Mean as a float, `None` when empty.
