@@ -129,8 +129,8 @@ for name in rtlat cyclictest; do
     callgrind_run "$name" "$N2" "${cmd[@]}"
 done
 
-# Per-cycle figures: all threads summed, the measurement thread (the thread file whose total
-# grows most with the loop count), and rtlat's measurement thread by source file:function.
+# Per-cycle figures: all threads summed, the measurement thread (the thread file that runs
+# the measuring loop), and rtlat's measurement thread by source file:function.
 python3 - "$out" "$N1" "$N2" "$repo" >"$out/ipc.txt" <<'PY'
 import glob, re, subprocess, sys
 from collections import Counter
@@ -157,18 +157,26 @@ def by_function(path):
             counts[m[2]] += int(m[1].replace(",", ""))
     return counts
 
+LOOP_MARKER = {"rtlat": "with_clock_and_timer", "cyclictest": "timerthread"}
 rows = {}
 for name in ("rtlat", "cyclictest"):
     a, b = totals(name, n1), totals(name, n2)
     if not a or not b:
         sys.exit(f"no callgrind totals for {name}")
     per_thread = {k: (b.get(k, 0) - a.get(k, 0)) / dn for k in set(a) | set(b)}
-    main_thread = max(per_thread, key=per_thread.get)
+    # The measurement thread is the one running the measuring loop (rtlat's is inlined into
+    # the engine's `with_clock_and_timer`, cyclictest's is `timerthread`), not the one that
+    # grows most: with -v the main thread prints every sample, with --explain the sampler
+    # works per 5 ms of a run that lasts longer with more cycles.
+    marker = LOOP_MARKER[name]
+    loop_threads = [k for k in sorted(b) if any(marker in f for f in by_function(f"{out}/cg-{name}-{n2}.out{'' if k == '-' else k}"))]
+    main_thread = loop_threads[0] if loop_threads else max(per_thread, key=per_thread.get)
     rows[name] = (sum(per_thread.values()), per_thread[main_thread], main_thread)
     print(f"ipc {name} {rows[name][0]:.1f} {rows[name][1]:.1f} {sum(a.values())} {sum(b.values())}")
 
 # rtlat's measurement thread, per cycle, by source file:function (top 15).
 suffix = rows["rtlat"][2]
+suffix = "" if suffix == "-" else suffix
 fa = by_function(f"{out}/cg-rtlat-{n1}.out{suffix}")
 fb = by_function(f"{out}/cg-rtlat-{n2}.out{suffix}")
 diff = {k: (fb[k] - fa[k]) / dn for k in set(fa) | set(fb)}
