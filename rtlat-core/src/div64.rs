@@ -11,11 +11,19 @@ pub(crate) fn div_u64(n: u64, d: u64) -> u64 {
     if let (Ok(n), Ok(d)) = (u32::try_from(n), u32::try_from(d)) {
         return u64::from(n / d);
     }
-    let (mut quotient, mut remainder) = (0u64, 0u64);
-    for bit in (0..64).rev() {
+    long_division(0, n, d)
+}
+
+/// `(high·2^64 + low) / d` by binary long division, for `high < d` (the quotient then fits
+/// in 64 bits) and `d > 0`.
+const fn long_division(high: u64, low: u64, d: u64) -> u64 {
+    let (mut quotient, mut remainder) = (0u64, high);
+    let mut bit = 64;
+    while bit > 0 {
+        bit -= 1;
         // The remainder stays below `d`; a bit shifted out of it means it is past `d`.
         let out = remainder >> 63;
-        remainder = (remainder << 1) | ((n >> bit) & 1);
+        remainder = (remainder << 1) | ((low >> bit) & 1);
         quotient <<= 1;
         if out != 0 || remainder >= d {
             remainder = remainder.wrapping_sub(d);
@@ -52,19 +60,7 @@ pub(crate) const fn div_i128_by_u64(n: i128, d: u64) -> i64 {
     if high >= d {
         return if n < 0 { i64::MIN } else { i64::MAX };
     }
-    // Long division of (high:low) by d, high < d: the quotient fits in 64 bits.
-    let (mut quotient, mut remainder) = (0u64, high);
-    let mut bit = 64;
-    while bit > 0 {
-        bit -= 1;
-        let out = remainder >> 63;
-        remainder = (remainder << 1) | ((low >> bit) & 1);
-        quotient <<= 1;
-        if out != 0 || remainder >= d {
-            remainder = remainder.wrapping_sub(d);
-            quotient |= 1;
-        }
-    }
+    let quotient = long_division(high, low, d);
     if n < 0 {
         if quotient > 1 << 63 {
             i64::MIN

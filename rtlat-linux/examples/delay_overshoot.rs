@@ -14,7 +14,11 @@ use rtlat_core::delay::{DelayProbe, DelayRequest};
 use rtlat_linux::{AnyTimer, ClockId, PosixClock, TimerKind};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Arguments that are not UTF-8 are bad input too (shown lossily), never a panic.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_str().map_or_else(|| format!("{a:?}"), str::to_owned))
+        .collect();
     let number = |i: usize, default: u32| args.get(i).map_or(Some(default), |a| a.parse().ok());
     let kind = args
         .get(2)
