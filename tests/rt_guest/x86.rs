@@ -19,7 +19,7 @@ pub const ISOLATED: &str = "isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0";
 
 /// How long a suite may take before QEMU is killed (it takes about a minute under TCG on an
 /// idle 2-CPU machine).
-const SUITE_LIMIT: Duration = Duration::from_secs(900);
+const SUITE_LIMIT: Duration = Duration::from_secs(420);
 
 /// The rt suite's results on `series`, booted once per test process; `None` (said plainly)
 /// where the guest cannot run.
