@@ -48,7 +48,11 @@
 #   <repo>/target/release/examples/rss_floor), CYCLICTEST (default: cyclictest
 #   on PATH), N1 N2 (callgrind loop counts, default 2000 22000), PAIRS (default 10),
 #   LOOPS (cycles per latency run, default 20000), RSS_REPS (default 3), KEEP=1,
-#   RTLAT_ARGS (options added to every rtlat run, e.g. --explain; default none).
+#   RTLAT_ARGS (options added to every rtlat run, e.g. --explain; default none),
+#   CYCLICTEST_ARGS (the same for every cyclictest run, e.g. -v; default none),
+#   CG_ARGS (the options both tools run under callgrind; default -t 1 -i 200 -p 80 -h 10000 -q,
+#   e.g. without -h to measure a plain run), CALLGRIND_ONLY=1 (section 1 alone: its figures
+#   and rtlat's per-cycle breakdown, then stop).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -105,7 +109,9 @@ if [[ -x $RSS_FLOOR ]]; then
 else
     echo "# no $RSS_FLOOR: the RSS floor row is left out (cargo build --release -p rtlat-examples --example rss_floor)"
 fi
-ct=("$CYCLICTEST")
+read -r -a ct_args <<<"${CYCLICTEST_ARGS:-}"
+ct=("$CYCLICTEST" "${ct_args[@]}")
+read -r -a cg_args <<<"${CG_ARGS:--t 1 -i 200 -p 80 -h 10000 -q}"
 echo "# cyclictest: $CYCLICTEST ($("$CYCLICTEST" --help 2>&1 | head -1 || true))"
 echo "# machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -118,11 +124,11 @@ callgrind_run() {
     shift 2
     valgrind --tool=callgrind --separate-threads=yes \
         --callgrind-out-file="$out/cg-$name-$loops.out" \
-        "$@" -t 1 -i 200 -p 80 -h 10000 -q -l "$loops" \
+        "$@" "${cg_args[@]}" -l "$loops" \
         >"$out/cg-$name-$loops.stdout" 2>"$out/cg-$name-$loops.log" ||
         die "callgrind run of $name -l $loops failed; see $out/cg-$name-$loops.log (KEEP=1)"
 }
-echo "# 1/3 callgrind: -l $N1 and -l $N2 for each tool ..."
+echo "# 1/3 callgrind: ${cg_args[*]} -l $N1 and -l $N2 for each tool ..."
 for name in rtlat cyclictest; do
     if [[ $name == rtlat ]]; then cmd=("${rt[@]}"); else cmd=("${ct[@]}"); fi
     callgrind_run "$name" "$N1" "${cmd[@]}"
@@ -186,6 +192,12 @@ for k, v in sorted(diff.items(), key=lambda kv: -kv[1])[:15]:
     k = k.replace(":std::sys::backtrace::__rust_begin_short_backtrace", " (inlined in the thread)")
     print(f"top {v:7.1f}  {k}")
 PY
+if [[ ${CALLGRIND_ONLY:-0} == 1 ]]; then
+    awk '/^ipc/ {printf "instructions/cycle %s: all threads %s, measurement thread %s\n", $2, $3, $4}' "$out/ipc.txt"
+    awk '/^ipc rtlat/ {r = $4} /^ipc cyclictest/ {c = $4} END {printf "measurement thread rtlat/cyclictest: %.2f\n", r / c}' "$out/ipc.txt"
+    sed -n 's/^top /  /p' "$out/ipc.txt"
+    exit 0
+fi
 
 # ---------------------------------------------------------------------------------------
 # 2. Latency, runs interleaved.

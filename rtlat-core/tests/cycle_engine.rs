@@ -121,6 +121,42 @@ fn break_threshold_stops_with_value_and_cycle() {
     assert_eq!(stats.summary().max(), Some(501));
 }
 
+/// A loop that goes on past a break sees every latency above the threshold as a break,
+/// whether or not it is a new maximum, and the maximum follows every value, above the
+/// threshold or below it, negative ones included.
+#[test]
+fn every_step_above_the_threshold_breaks_and_the_maximum_follows_every_value() {
+    let now = Cell::new(0);
+    let delays = vec![-40, -7, 10, 500, 20, 900, 501, 700, 30, 901, 5];
+    let config = CycleConfig {
+        loops: Some(delays.len() as u64),
+        break_above_ns: Some(500),
+        ..CycleConfig::new(1_000)
+    };
+    let mut e = engine(&now, 1_000_000_000, delays.clone(), config);
+    let mut outcomes = Vec::new();
+    let mut maxima = Vec::new();
+    loop {
+        match e.step(&mut ()).unwrap() {
+            Outcome::Sample(s) => outcomes.push((s.latency_ns, false)),
+            Outcome::Break(s) => outcomes.push((s.latency_ns, true)),
+            Outcome::Done => break,
+        }
+        maxima.push(e.max());
+    }
+    let expected: Vec<(i64, bool)> = delays.iter().map(|&d| (d, d > 500)).collect();
+    assert_eq!(outcomes, expected);
+    let mut running = Vec::new();
+    for (cycle, &d) in delays.iter().enumerate() {
+        let best = running
+            .last()
+            .copied()
+            .filter(|&(m, _): &(i64, u64)| m >= d);
+        running.push(best.unwrap_or((d, cycle as u64)));
+    }
+    assert_eq!(maxima, running.into_iter().map(Some).collect::<Vec<_>>());
+}
+
 #[test]
 fn ticks_are_converted_to_nanoseconds() {
     // A 19.2 MHz generic timer: 1 tick = 52.083 ns; a 100 µs interval is 1920 ticks.

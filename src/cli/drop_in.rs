@@ -87,7 +87,8 @@ fn thread(index: usize, latencies: &[i64], buckets: usize, width_ns: u64) -> Thr
         last_ns: latencies.last().copied().unwrap_or(0),
         overruns: 2 * index as u64,
         max_at,
-        histogram,
+        summary: *histogram.summary(),
+        histogram: Some(histogram),
         linear: Some(LinearReport {
             width_ns,
             counts,

@@ -278,6 +278,32 @@ proptest! {
     }
 
     #[test]
+    fn near_bucket_is_the_bucket_of_every_value_in_its_span(
+        value in any::<i64>(),
+        near in -3_000_000_000i64..3_000_000_000,
+        width in 1u64..=1 << 33,
+        low in prop_oneof![-100_000i64..100_000, any::<i64>(), i64::MAX - (1 << 32)..=i64::MAX, Just(i64::MIN)],
+        buckets in 1u64..1 << 40,
+    ) {
+        let linear = Linear::new(low, width).unwrap();
+        let span = linear.near_span(buckets);
+        prop_assert!(span <= buckets.saturating_mul(width));
+        // Values spread over the whole i64 range, near `low` (either side), and near i64::MIN
+        // (a `low` near i64::MAX would wrap them into the span).
+        let bottom = i64::MIN + near.rem_euclid(1 << 32);
+        for v in [value, low.wrapping_add(near), low.saturating_add(span as i64), low.wrapping_add(span as i64 - 1), bottom] {
+            let inside = v >= low && ((v as i128 - low as i128) as u128) < span as u128;
+            match linear.near_bucket(v, span) {
+                Some(q) => {
+                    prop_assert!(inside, "{} placed, outside {}..+{}", v, low, span);
+                    prop_assert_eq!(Some(q), linear.bucket(v), "{} width {} low {}", v, width, low);
+                }
+                None => prop_assert!(!inside, "{} inside {}..+{} not placed", v, low, span),
+            }
+        }
+    }
+
+    #[test]
     fn counts_are_conserved(values in proptest::collection::vec(sample(), 0..400)) {
         let mut h = small_log();
         for &v in &values { h.record(v); }

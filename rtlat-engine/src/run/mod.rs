@@ -6,5 +6,5 @@
 pub mod report;
 pub mod thread;
 
-pub use report::{LinearReport, RunHistogram, ThreadReport, new_run_histogram};
+pub use report::{LinearReport, RUN_LAYOUT, RunHistogram, ThreadReport, new_run_histogram};
 pub use thread::{MeasurePlan, RunShared, run_thread};

@@ -2,20 +2,24 @@
 //! by the command line.
 
 use rtlat_core::cycle::Sample;
-use rtlat_core::{LogHistogram, LogLinear, Summary};
+use rtlat_core::{Summary, SymmetricLogHistogram, SymmetricLogLinear};
 
 use crate::seconds::SecondsSeries;
 use crate::timers::TranslationFigures;
 
 /// The log-linear histogram every thread keeps: 64 sub-buckets per octave (≤ 0.78 % error),
-/// ±34 s, `u64` counters so a run of any length never saturates.
-pub type RunHistogram = LogHistogram<6, 3840, u64>;
+/// ±34 s, `u64` counters so a run of any length never saturates. Value 0 sits in the middle
+/// of the counters by the layout's type, so a cycle's record finds its counter with one
+/// compare and no zero index to load.
+pub type RunHistogram = SymmetricLogHistogram<6, 3840, u64>;
+
+/// The layout of every [`RunHistogram`].
+pub const RUN_LAYOUT: SymmetricLogLinear<6> = SymmetricLogLinear::new();
 
 /// A new, empty [`RunHistogram`] on the heap (30 KiB).
 pub fn new_run_histogram() -> Box<RunHistogram> {
     // The layout is a constant that fits 3840 counters (checked by a test below).
-    let layout = LogLinear::symmetric(3840);
-    Box::new(RunHistogram::new(layout).unwrap_or_else(|_| unreachable!("checked by test")))
+    Box::new(RunHistogram::new(RUN_LAYOUT).unwrap_or_else(|_| unreachable!("checked by test")))
 }
 
 /// cyclictest's `-h`/`-H` histogram of one thread: fixed-width buckets from 0.
@@ -35,9 +39,9 @@ pub struct LinearReport {
 }
 
 impl ThreadReport {
-    /// Exact count, min, max and sum of the latencies, ns (kept by the histogram).
+    /// Exact count, min, max and sum of the latencies, ns.
     pub fn summary(&self) -> &Summary {
-        self.histogram.summary()
+        &self.summary
     }
 }
 
@@ -60,8 +64,11 @@ pub struct ThreadReport {
     pub overruns: u64,
     /// The largest latency and the cycle it happened in.
     pub max_at: Option<(i64, u64)>,
-    /// Every latency, log-linear.
-    pub histogram: Box<RunHistogram>,
+    /// Exact count, min, max and sum of the latencies, ns.
+    pub summary: Summary,
+    /// Every latency, log-linear, when the run kept it (its output reads percentiles or the
+    /// distribution: `--json`, `-h`); its summary is `summary`.
+    pub histogram: Option<Box<RunHistogram>>,
     /// cyclictest's fixed-width histogram, when `-h`/`-H` asked for one.
     pub linear: Option<LinearReport>,
     /// The sample that crossed the `-b` threshold, when this thread broke the run.

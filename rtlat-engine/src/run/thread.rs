@@ -8,7 +8,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use rtlat_core::windows::SecondWindows;
-use rtlat_core::{Clock, CycleConfig, CycleEngine, Linear, Sample, Skip, Timer};
+use rtlat_core::{Clock, CycleConfig, CycleEngine, Linear, Record, Sample, Skip, Summary, Timer};
 use rtlat_linux::{Ftrace, TimerKind};
 
 use super::report::{LinearReport, RunHistogram, ThreadReport};
@@ -108,35 +108,97 @@ impl RunShared {
 
 /// Runs one measuring thread to the end of the run. Errors name the thread by its number.
 ///
-/// The loop is compiled once per clock and timer pair, so a cycle pays no dispatch on either.
+/// The loop is compiled once per clock and timer pair and per recorder, so a cycle pays no
+/// dispatch on either.
 ///
-/// `histogram` is made by the caller (on a thread with a large stack): building its 30 KiB
-/// on this thread's small stack would need room for the temporaries. `allocations` counts the
-/// calling thread's allocations (the program's counting allocator).
+/// `histogram`: the log-linear histogram every latency goes into, for a run whose output
+/// reads it (percentiles, the JSON's distribution); `None` keeps the exact count, minimum,
+/// maximum and sum alone ([`ThreadReport::summary`]), and the loop pays nothing for buckets no
+/// output reads. It is made by the caller (on a thread with a large stack): building its
+/// 30 KiB on this thread's small stack would need room for the temporaries. `allocations`
+/// counts the calling thread's allocations (the program's counting allocator).
 pub fn run_thread(
     plan: &MeasurePlan,
     shared: &RunShared,
-    histogram: Box<RunHistogram>,
+    histogram: Option<Box<RunHistogram>>,
     allocations: fn() -> u64,
 ) -> Result<ThreadReport, OnThread> {
-    let thread = Thread {
-        plan,
-        shared,
-        histogram,
-        allocations,
-    };
-    with_clock_and_timer(plan.clock, plan.timer, plan.interval_ns, thread)
+    let (clock, timer, interval) = (plan.clock, plan.timer, plan.interval_ns);
+    match histogram {
+        Some(histogram) => {
+            let thread = Thread {
+                plan,
+                shared,
+                recorder: histogram,
+                allocations,
+            };
+            with_clock_and_timer(clock, timer, interval, thread)
+        }
+        None => {
+            let thread = Thread {
+                plan,
+                shared,
+                recorder: Summary::new(),
+                allocations,
+            };
+            with_clock_and_timer(clock, timer, interval, thread)
+        }
+    }
+}
+
+/// What a measuring thread records every latency into.
+trait Keep: Send {
+    /// The engine's recorder.
+    type Recorder: Record;
+    /// The recorder, for the engine's step.
+    fn recorder(&mut self) -> &mut Self::Recorder;
+    /// Exact count, minimum, maximum and sum so far.
+    fn summary(&self) -> &Summary;
+    /// The summary and, when kept, the histogram, for the report.
+    fn into_report(self) -> (Summary, Option<Box<RunHistogram>>);
+}
+
+/// Every latency in the log-linear histogram (which keeps the summary too).
+impl Keep for Box<RunHistogram> {
+    type Recorder = RunHistogram;
+    #[inline(always)]
+    fn recorder(&mut self) -> &mut RunHistogram {
+        self
+    }
+    #[inline(always)]
+    fn summary(&self) -> &Summary {
+        RunHistogram::summary(self)
+    }
+    fn into_report(self) -> (Summary, Option<Box<RunHistogram>>) {
+        (*RunHistogram::summary(&self), Some(self))
+    }
+}
+
+/// The summary alone.
+impl Keep for Summary {
+    type Recorder = Summary;
+    #[inline(always)]
+    fn recorder(&mut self) -> &mut Summary {
+        self
+    }
+    #[inline(always)]
+    fn summary(&self) -> &Summary {
+        self
+    }
+    fn into_report(self) -> (Summary, Option<Box<RunHistogram>>) {
+        (self, None)
+    }
 }
 
 /// [`run_thread`] waiting for its clock and timer.
-struct Thread<'a> {
+struct Thread<'a, K> {
     plan: &'a MeasurePlan,
     shared: &'a RunShared,
-    histogram: Box<RunHistogram>,
+    recorder: K,
     allocations: fn() -> u64,
 }
 
-impl WithClockAndTimer for Thread<'_> {
+impl<K: Keep> WithClockAndTimer for Thread<'_, K> {
     type Output = Result<ThreadReport, OnThread>;
 
     fn run<C, T>(self, make: impl FnOnce() -> Result<(C, T), MeasureError>) -> Self::Output
@@ -149,7 +211,7 @@ impl WithClockAndTimer for Thread<'_> {
         let Thread {
             plan,
             shared,
-            histogram,
+            recorder,
             allocations,
         } = self;
         let live = &shared.live[plan.index];
@@ -169,7 +231,7 @@ impl WithClockAndTimer for Thread<'_> {
             error,
         };
         let prepared = prepare::<C, T, Skip>(&plan.setup, |tid| live.set_tid(tid), make, config)
-            .map(|(tid, engine)| (ThreadState::new(plan, tid, histogram), engine));
+            .map(|(tid, engine)| (ThreadState::new(plan, tid, recorder), engine));
         // Meet the others even after a failure, so nobody waits forever.
         shared.ready.wait();
         shared.go.wait();
@@ -210,17 +272,21 @@ impl WithClockAndTimer for Thread<'_> {
         if let (Some(tap), Some(first)) = (tap, engine.next_deadline()) {
             tap.start(first);
         }
-        // The features a plain run has off (spike list, `-v` ring, per-second series, -D, the
-        // --explain tap) cost the loop one test of this flag per cycle, their own tests only
-        // when one is on (the tap, alone, skips the others' tests).
-        let others = plan.spike_above_ns.is_some()
-            || ring.is_some()
-            || plan.seconds_series
-            || plan.duration_ns.is_some();
-        let extras = others || tap.is_some();
+        // The features a plain run has off cost the loop two tests per cycle: one for the
+        // per-second series (`--json`'s, tested on its own so it pays no other test), one for
+        // the rest (the --explain tap, the `-v` ring, the spike list and -D), whose own tests
+        // are paid only when one of them is on (the tap or the ring alone skips the spike
+        // list's and -D's).
+        let others = plan.spike_above_ns.is_some() || plan.duration_ns.is_some();
+        let extras = others || tap.is_some() || ring.is_some();
+        let linear_span = match (&linear, plan.linear) {
+            (Some(layout), Some((buckets, _))) => layout.near_span(buckets as u64),
+            _ => 0,
+        };
         let mut work = RunCycle {
             state,
             linear,
+            linear_span,
             seconds,
             extras,
             others,
@@ -246,11 +312,11 @@ impl WithClockAndTimer for Thread<'_> {
         } = work;
         // The figures after the last cycle, whenever the loop last published (before the
         // thread is marked finished, when this function returns).
-        if state.histogram.summary().count() > 0 {
+        if state.recorder.summary().count() > 0 {
             live.publish(&state.figures(state.last_ns, engine.overruns()));
         }
         if plan.seconds_series {
-            seconds.finish(state.histogram.summary(), engine.overruns(), seconds_ring);
+            seconds.finish(state.recorder.summary(), engine.overruns(), seconds_ring);
         }
         result.map_err(failed)?;
         let mut report = state.finish(plan, &mut engine, linear, measured.minor_faults);
@@ -263,14 +329,17 @@ impl WithClockAndTimer for Thread<'_> {
 const PUBLISH_EVERY_NS: u64 = 1_000_000;
 
 /// This mode's per-cycle work.
-struct RunCycle<'a> {
-    state: ThreadState,
+struct RunCycle<'a, K> {
+    state: ThreadState<K>,
     linear: Option<Linear>,
+    /// The values from 0 up whose fixed-width bucket is found with one compare and one
+    /// multiply ([`Linear::near_span`]); the rest take the rare path.
+    linear_span: u64,
     seconds: SecondWindows,
-    /// Any of the features a plain run has off: the spike list, the `-v` ring, the
-    /// per-second series, `-D`, `--explain`'s tap.
+    /// Any of the features a plain run has off but the per-second series: the spike list,
+    /// the `-v` ring, `-D`, `--explain`'s tap.
     extras: bool,
-    /// Any of them but `--explain`'s tap.
+    /// The spike list or `-D`.
     others: bool,
     /// Per-second windows are recorded (only when they are written: `--json`).
     seconds_series: bool,
@@ -292,12 +361,12 @@ struct RunCycle<'a> {
     seconds_ring: &'a WindowRing,
 }
 
-impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
-    type Recorder = RunHistogram;
+impl<C: Clock, T: Timer, K: Keep> PerCycle<C, T, Skip> for RunCycle<'_, K> {
+    type Recorder = K::Recorder;
 
     #[inline(always)]
-    fn recorder(&mut self) -> &mut RunHistogram {
-        &mut self.state.histogram
+    fn recorder(&mut self) -> &mut K::Recorder {
+        self.state.recorder.recorder()
     }
 
     #[inline(always)]
@@ -305,14 +374,14 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
         let state = &mut self.state;
         state.last_ns = sample.latency_ns;
         if let Some(layout) = &self.linear {
-            // One compare past the bucket: the slice's own bound (the guards are apart).
+            // One compare for the span, one multiply for the bucket, the slice's own bound;
+            // a latency past the span (or negative) takes the rare path.
             let bucket = layout
-                .bucket(sample.latency_ns)
-                .and_then(|q| usize::try_from(q).ok())
-                .and_then(|q| state.linear_buckets.get_mut(q));
+                .near_bucket(sample.latency_ns, self.linear_span)
+                .and_then(|q| state.linear_buckets.get_mut(q as usize));
             match bucket {
                 Some(count) => *count += 1,
-                None => state.linear_guard(layout, sample.latency_ns, sample.cycle),
+                None => state.linear_far(layout, sample.latency_ns, sample.cycle),
             }
         }
         // At most once a millisecond (and after the last cycle): what reads the figures (the
@@ -322,32 +391,32 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
                 .publish(&state.figures(sample.latency_ns, engine.overruns()));
             self.publish_at = sample.wake_ticks.saturating_add(self.publish_every);
         }
+        if self.seconds_series {
+            // Three compares per cycle; once per second a push into the windows' ring.
+            // A copy is lent, never `sample` itself: a sample whose address is taken
+            // stays in memory on every cycle, not just those of this branch.
+            let lent = sample;
+            self.seconds.record(
+                &lent,
+                state.recorder.summary(),
+                engine.overruns(),
+                self.seconds_ring,
+            );
+        }
         if self.extras {
             // --explain's one store, first: a run with --explain alone skips the tests below.
             if let Some(tap) = self.tap {
                 tap.record(sample.cycle, sample.wake_ticks);
             }
+            if let Some(ring) = self.ring {
+                ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
+            }
             if self.others {
-                if self.seconds_series {
-                    // Two compares per cycle; once per second a push into the windows' ring.
-                    // A copy is lent, never `sample` itself: a sample whose address is taken
-                    // stays in memory on every cycle, not just those of this branch.
-                    let lent = sample;
-                    self.seconds.record(
-                        &lent,
-                        state.histogram.summary(),
-                        engine.overruns(),
-                        self.seconds_ring,
-                    );
-                }
                 if sample.latency_ns > self.spike_above_ns {
                     state.spikes_total += 1;
                     if state.spikes.len() < state.spikes.capacity() {
                         state.spikes.push((sample.latency_ns, sample.wake_ticks));
                     }
-                }
-                if let Some(ring) = self.ring {
-                    ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
                 }
                 // -D: past the end (a cycle that also broke ends the run below, as a break).
                 if !broke && sample.wake_ticks >= self.stop_at {
@@ -368,7 +437,7 @@ impl<C: Clock, T: Timer> PerCycle<C, T, Skip> for RunCycle<'_> {
     }
 }
 
-impl RunCycle<'_> {
+impl<K> RunCycle<'_, K> {
     /// The latency crossed `-b`: this thread's break, and the run's if it is the first.
     /// The sample comes as its fields: a sample passed whole goes through memory, and the
     /// loop would store every cycle's for this rare call.
@@ -416,9 +485,9 @@ impl Drop for EndsTheRun<'_> {
 }
 
 /// Everything a thread records into, allocated and touched before the first cycle.
-struct ThreadState {
+struct ThreadState<K> {
     tid: i32,
-    histogram: Box<RunHistogram>,
+    recorder: K,
     last_ns: i64,
     /// The fixed-width histogram's buckets, without its guards.
     linear_buckets: Vec<u64>,
@@ -440,10 +509,10 @@ fn touch(values: &mut [u64]) {
     }
 }
 
-impl ThreadState {
+impl<K: Keep> ThreadState<K> {
     /// The state for `plan`, every buffer written to its full capacity once, so pushes
     /// during the run touch mapped pages only.
-    fn new(plan: &MeasurePlan, tid: i32, histogram: Box<RunHistogram>) -> ThreadState {
+    fn new(plan: &MeasurePlan, tid: i32, recorder: K) -> ThreadState<K> {
         let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);
         let mut linear_buckets = vec![0u64; buckets];
         touch(&mut linear_buckets);
@@ -463,7 +532,7 @@ impl ThreadState {
         spikes.clear();
         ThreadState {
             tid,
-            histogram,
+            recorder,
             last_ns: 0,
             linear_buckets,
             linear_underflows: 0,
@@ -479,7 +548,7 @@ impl ThreadState {
     /// recorded, and the extremes are those of the recorded values).
     #[inline]
     fn figures(&self, act_ns: i64, overruns: u64) -> LiveFigures {
-        let s = self.histogram.summary();
+        let s = self.recorder.summary();
         let (min_ns, max_ns) = s.extremes();
         LiveFigures {
             cycles: s.count(),
@@ -491,11 +560,21 @@ impl ThreadState {
         }
     }
 
-    /// A value of the fixed-width histogram that goes to a guard (underflow or overflow):
-    /// counted there, and its cycle kept while the overflow list has room.
+    /// A value of the fixed-width histogram outside its near span: counted in its bucket
+    /// when it has one (a span capped at 2^31 values, or a width [`Linear::near_span`] does
+    /// not take), in a guard (underflow or overflow) otherwise, its cycle then kept while the
+    /// overflow list has room.
     #[cold]
     #[inline(never)]
-    fn linear_guard(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
+    fn linear_far(&mut self, layout: &Linear, latency_ns: i64, cycle: u64) {
+        let bucket = layout
+            .bucket(latency_ns)
+            .and_then(|q| usize::try_from(q).ok())
+            .and_then(|q| self.linear_buckets.get_mut(q));
+        if let Some(count) = bucket {
+            *count += 1;
+            return;
+        }
         if latency_ns < layout.low() {
             self.linear_underflows += 1;
         } else {
@@ -526,6 +605,7 @@ impl ThreadState {
         minor_faults: u64,
     ) -> ThreadReport {
         let linear = linear.map(|layout| self.linear_report(&layout));
+        let (summary, histogram) = self.recorder.into_report();
         ThreadReport {
             index: plan.index,
             tid: self.tid,
@@ -535,7 +615,8 @@ impl ThreadState {
             last_ns: self.last_ns,
             overruns: engine.overruns(),
             max_at: engine.max(),
-            histogram: self.histogram,
+            summary,
+            histogram,
             linear,
             broke: self.broke,
             minor_faults,

@@ -4,7 +4,7 @@
 //! threads allocated nothing while measuring ([`run_thread`]).
 
 use rtlat_engine::OnThread;
-use rtlat_engine::run::{MeasurePlan, RunHistogram, RunShared, ThreadReport};
+use rtlat_engine::run::{MeasurePlan, RunHistogram, RunShared, ThreadReport, new_run_histogram};
 use rtlat_engine::setup::Setup;
 use rtlat_engine::timers::ClockSource;
 use rtlat_linux::ClockId;
@@ -18,9 +18,17 @@ const STACK_PREFAULT: usize = 32 * 1024;
 pub fn run_thread(
     plan: &MeasurePlan,
     shared: &RunShared,
-    histogram: Box<RunHistogram>,
+    histogram: Option<Box<RunHistogram>>,
 ) -> Result<ThreadReport, OnThread> {
     rtlat_engine::run::run_thread(plan, shared, histogram, crate::allocations::this_thread)
+}
+
+/// The log-linear histogram a thread keeps when the run's output reads it: the JSON file
+/// (percentiles, the distribution) and `-h`/`-H`'s percentile lines. Without either the thread
+/// keeps the exact count, minimum, maximum and sum alone, and its loop pays nothing for
+/// buckets nobody reads.
+pub fn kept_histogram(config: &RunConfig) -> Option<Box<RunHistogram>> {
+    (config.json.is_some() || config.histogram.is_some()).then(new_run_histogram)
 }
 
 /// Each thread's plan for the engine: its CPU, policy and priority, interval, end, timer and
@@ -121,7 +129,7 @@ mod tests {
         let result = std::thread::scope(|s| {
             let worker = std::thread::Builder::new()
                 .stack_size(256 * 1024)
-                .spawn_scoped(s, || run_thread(&plan, &shared, new_run_histogram()))
+                .spawn_scoped(s, || run_thread(&plan, &shared, Some(new_run_histogram())))
                 .unwrap();
             shared.ready.wait();
             shared.go.wait();
@@ -135,7 +143,7 @@ mod tests {
     /// Runs one measurement thread for `plan` as the main thread would, to its end.
     fn measure_one(plan: &MeasurePlan, shared: &RunShared) -> ThreadReport {
         std::thread::scope(|s| {
-            let worker = s.spawn(|| run_thread(plan, shared, new_run_histogram()));
+            let worker = s.spawn(|| run_thread(plan, shared, Some(new_run_histogram())));
             shared.ready.wait();
             shared.go.wait();
             worker.join().unwrap()
@@ -148,7 +156,7 @@ mod tests {
         let shared = shared(1);
         let report = measure_one(&plan(), &shared);
         assert_eq!(report.summary().count(), 50);
-        assert_eq!(report.histogram.count(), 50);
+        assert_eq!(report.histogram.as_ref().map(|h| h.count()), Some(50));
         let linear = report.linear.unwrap();
         assert_eq!(linear.counts.iter().sum::<u64>() + linear.overflows, 50);
         assert_eq!(report.allocations, 0, "nothing allocated while measuring");

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rtlat_engine::rings::sample_ring;
-use rtlat_engine::run::{RunShared, new_run_histogram};
+use rtlat_engine::run::RunShared;
 use rtlat_engine::session::{Notice, Session, SessionPlan};
 use rtlat_engine::{LiveFigures, LiveStatus};
 use rtlat_linux::cpuset::CpuSet;
@@ -275,9 +275,10 @@ fn measure(
 ) -> Result<(), String> {
     let measure_plans = measure_plans(&config.run, plan, config.run.policy());
     let threads = measure_plans.iter().map(|p| {
-        let histogram = new_run_histogram();
+        // monitor reads its own windows' histograms (drained from the threads' rings), never
+        // the threads' own: they keep the summary alone.
         (format!("rtlat-t{}", p.index), move || {
-            run_thread(p, shared, histogram)
+            run_thread(p, shared, None)
         })
     });
     let mut explain_failed = None;

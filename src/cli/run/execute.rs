@@ -9,7 +9,7 @@ use rtlat_linux::{ClockId, Ftrace, PosixClock, ProcessCpus, signals};
 
 use rtlat_engine::LiveStatus;
 use rtlat_engine::rings::{RING_CAPACITY, sample_ring};
-use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport, new_run_histogram};
+use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport};
 use rtlat_engine::seconds::SecondsSeries;
 use rtlat_engine::session::{Notice, Session};
 use rtlat_engine::tap::WakeTap;
@@ -23,7 +23,7 @@ use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
 use crate::cli::cyclic::explain::Explainer;
 use crate::cli::cyclic::fifo::StatsFifo;
-use crate::cli::cyclic::measure::{measure_plans, run_thread};
+use crate::cli::cyclic::measure::{kept_histogram, measure_plans, run_thread};
 use crate::cli::cyclic::options::{self, Align, Clock, Plan, RunConfig, Unit};
 use crate::cli::cyclic::smi;
 use crate::cli::explain::TracerUse;
@@ -279,7 +279,7 @@ fn measure<'a>(
         as_cyclictest,
     } = beside;
     let threads = measure_plans.iter().map(|p| {
-        let histogram = new_run_histogram();
+        let histogram = kept_histogram(config);
         (format!("rtlat-t{}", p.index), move || {
             run_thread(p, shared, histogram)
         })

@@ -208,7 +208,9 @@ fn extra_trailer<W: Write>(
     for (label, p) in [("P99", 99.0), ("P99.9", 99.9), ("P99.99", 99.99)] {
         write!(out, "\n# rtlat {label} Latencies ({unit_name}):")?;
         for t in threads {
-            let v = t.histogram.percentile(p).map_or(0, |ns| ns / unit);
+            // Kept whenever -h is given (`kept_histogram`).
+            let v = t.histogram.as_ref().and_then(|h| h.percentile(p));
+            let v = v.map_or(0, |ns| ns / unit);
             write!(out, " {v:05}")?;
         }
     }

@@ -10,7 +10,7 @@ use rtlat_formats::schema::rtlat::{
 use rtlat_formats::schema::{Count, Entries, Field};
 use serde_json::{Number, Value};
 
-use rtlat_engine::run::ThreadReport;
+use rtlat_engine::run::{RUN_LAYOUT, ThreadReport};
 use rtlat_engine::seconds::SecondsSeries;
 
 /// The rt-tests release whose JSON layout this reproduces.
@@ -140,7 +140,9 @@ fn numa_node(cpu: usize) -> i64 {
 /// rtlat's per-thread object: everything in ns, exact where the summary is exact.
 fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
     let s = t.summary();
-    let h = &t.histogram;
+    // Kept by every run that writes JSON (`kept_histogram`); without it the figures it alone
+    // gives are null, never made up.
+    let h = t.histogram.as_deref();
     let percentiles = [
         ("p50", 50.0),
         ("p90", 90.0),
@@ -149,7 +151,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         ("p99.99", 99.99),
     ]
     .into_iter()
-    .map(|(name, p)| (name.to_string(), h.percentile(p)))
+    .map(|(name, p)| (name.to_string(), h.and_then(|h| h.percentile(p))))
     .collect();
     ThreadExtra {
         unit: "ns".to_string().into(),
@@ -160,11 +162,11 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         min: s.min().map(Number::from).into(),
         max: s.max().map(Number::from).into(),
         mean: s.mean().into(),
-        stddev: t.histogram.std_dev().into(),
+        stddev: h.and_then(|h| h.std_dev()).into(),
         overruns: Some(Count(t.overruns)).into(),
         max_cycle: t.max_at.map(|(_, cycle)| cycle).into(),
         percentiles: Entries(percentiles).into(),
-        percentile_relative_error: h.layout().relative_error().into(),
+        percentile_relative_error: RUN_LAYOUT.relative_error().into(),
         minor_page_faults_while_measuring: t.minor_faults.into(),
         allocations_while_measuring: t.allocations.into(),
         lost_verbose_samples: lost_samples.into(),
@@ -172,7 +174,10 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         seconds: seconds_json(&t.seconds).into(),
         // rtlat-core's own serialization of the histogram (null if its sum is beyond
         // what JSON's integers hold).
-        histogram: Field::from_value(serde_json::to_value(&**h).unwrap_or(Value::Null)),
+        histogram: Field::from_value(
+            h.and_then(|h| serde_json::to_value(h).ok())
+                .unwrap_or(Value::Null),
+        ),
         // Only the generic-timer clock's timer translates deadlines (to CLOCK_MONOTONIC),
         // and so can wake early on the counter or meet a rate it refuses.
         deadline_translation: t.translation.map_or(Field::Absent, |t| {
