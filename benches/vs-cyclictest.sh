@@ -14,7 +14,10 @@
 #      each run `-t 1 -p 80 -i 200 -l LOOPS -q -m -h 10000 --json FILE`. p50 and p99 are
 #      computed the same way for both tools from the µs histogram both write in the JSON
 #      (thread.0.histogram; nearest rank over all cycles, overflows counted above the last
-#      bucket), then the median over runs of each tool's p50 and p99 is reported.
+#      bucket), and so is the mean (of the bucket values, overflows at 10 000 µs: the JSONs'
+#      `avg` differ in definition, rtlat's the exact ns mean, cyclictest's the mean of
+#      truncated µs values); the median over runs of each is reported, and in how many
+#      pairs rtlat's p99 and mean were at most cyclictest's.
 #   3. Peak RSS ("Maximum resident set size" of /usr/bin/time -v), median of RSS_REPS runs
 #      of `-m -t 2 -h 10000 -l 2000 -q` each, plus a mid-run /proc/PID/smaps snapshot per
 #      tool broken down by kind of mapping. Two rtlat builds are measured: the release
@@ -224,14 +227,29 @@ def percentile(hist, cycles, q):
             return int(bucket)
     return 10000
 
+def hist_mean(hist, cycles):
+    """Mean of the µs bucket values (cyclictest's own µs truncation for both tools; each
+    tool's JSON `avg` is not the same quantity: rtlat's is the exact mean of the ns
+    latencies, cyclictest's the mean of per-cycle truncated µs values, 0.5 µs lower on
+    average), overflows counted at the last bucket's bound (10 000 µs, 'at least this')."""
+    inside = sum(hist.values())
+    total = sum(int(b) * c for b, c in hist.items()) + (cycles - inside) * 10000
+    return round(total / cycles, 3)
+
+per_run = {}
 for name in ("rtlat", "cyclictest"):
-    p50, p99, runs = [], [], []
+    p50, p99, avg, runs = [], [], [], []
     for i in range(1, pairs + 1):
         t = json.load(open(f"{out}/lat-{name}-{i}.json"))["thread"]["0"]
         p50.append(percentile(t["histogram"], t["cycles"], 0.50))
         p99.append(percentile(t["histogram"], t["cycles"], 0.99))
-        runs.append(f"{p50[-1]}/{p99[-1]}/{t['max']}")
-    print(f"lat {name} {statistics.median(p50)} {statistics.median(p99)} {' '.join(runs)}")
+        avg.append(hist_mean(t["histogram"], t["cycles"]))
+        runs.append(f"{p50[-1]}/{p99[-1]}/{t['max']}/{avg[-1]:g}")
+    per_run[name] = (p99, avg)
+    print(f"lat {name} {statistics.median(p50)} {statistics.median(p99)} {statistics.median(avg)} {' '.join(runs)}")
+# Paired: pair i's two runs ran back to back, so they shared the machine's state.
+(r99, ravg), (c99, cavg) = per_run["rtlat"], per_run["cyclictest"]
+print("pairs", sum(r <= c for r, c in zip(r99, c99)), sum(r <= c for r, c in zip(ravg, cavg)))
 PY
 
 # ---------------------------------------------------------------------------------------
@@ -357,9 +375,13 @@ for line in open(f"{out}/ipc.txt"):
         ipc[f[1]] = (float(f[2]), float(f[3]))
     elif f[0] == "top":
         top.append(line[4:].rstrip())
+paired = None
 for line in open(f"{out}/lat.txt"):
     f = line.split()
-    lat[f[1]] = (float(f[2]), float(f[3]), " ".join(f[4:]))
+    if f[0] == "pairs":
+        paired = (int(f[1]), int(f[2]))
+        continue
+    lat[f[1]] = (float(f[2]), float(f[3]), " ".join(f[5:]), float(f[4]))
 for line in open(f"{out}/rss.txt"):
     f = line.split()
     if f[0] == "rss" and len(f) > 2:
@@ -388,7 +410,11 @@ print("| --- | ---: | ---: | ---: | --- |")
 print(f"| instructions/cycle, all threads (callgrind, -l {n1} vs {n2}) | {ipc['rtlat'][0]:.1f} | {ipc['cyclictest'][0]:.1f} | {r_ipc:.2f} | <= 0.70: {goal(r_ipc <= 0.7)} |")
 print(f"| instructions/cycle, measurement thread only | {ipc['rtlat'][1]:.1f} | {ipc['cyclictest'][1]:.1f} | {ratio(ipc['rtlat'][1], ipc['cyclictest'][1]):.2f} | |")
 print(f"| latency p50 µs, median of {pairs} runs (-l {loops}, -i 200, -p 80) | {lat['rtlat'][0]:g} | {lat['cyclictest'][0]:g} | {r_p50:.2f} | <= 1.00: {goal(r_p50 <= 1.0)} |")
+r_avg = ratio(lat["rtlat"][3], lat["cyclictest"][3])
+print(f"| latency mean µs (of the µs histogram), median of {pairs} runs | {lat['rtlat'][3]:g} | {lat['cyclictest'][3]:g} | {r_avg:.2f} | <= 1.00: {goal(r_avg <= 1.0)} |")
 print(f"| latency p99 µs, median of {pairs} runs | {lat['rtlat'][1]:g} | {lat['cyclictest'][1]:g} | {r_p99:.2f} | <= 1.00: {goal(r_p99 <= 1.0)} |")
+if paired is not None:
+    print(f"| pairs where rtlat's p99 / mean is at most cyclictest's | {paired[0]} / {paired[1]} of {pairs} | | | |")
 if rss_board is not None:
     r_board = ratio(rss_board, rss_ct)
     print(f"| peak RSS KiB, median of {reps} (-m -t 2 -h 10000 -l 2000), board build (static) | {rss_board:g} | {rss_ct:g} | {r_board:.2f} | <= 1.00: {goal(r_board <= 1.0)} |")
@@ -398,7 +424,7 @@ if "rust-floor" in rss:
     print(f"| peak RSS KiB, median of {reps}, floor: examples/rss_floor (glibc, dynamic) | {rss_floor:g} | {rss_ct:g} | {ratio(rss_floor, rss_ct):.2f} | |")
 print()
 for name in ("rtlat", "cyclictest"):
-    print(f"latency runs {name} (p50/p99/max µs): {lat[name][2]}")
+    print(f"latency runs {name} (p50/p99/max/mean µs): {lat[name][2]}")
 names = [n for n in ("rtlat-board", "rtlat", "rust-floor", "cyclictest") if n in rss]
 for name in names:
     print(f"peak RSS runs {name} (KiB): {' '.join(map(str, rss[name]))}")
