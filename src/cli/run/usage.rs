@@ -165,6 +165,8 @@ Where this cyclictest differs from cyclictest 2.40, on purpose:
 - --tracemark uses tracefs where it is mounted and never mounts debugfs itself.
 - A run whose interval is longer than its -D ends about a second after the duration, not at
   the next wake-up.
+- Avg (thread lines, # Avg Latencies, the JSON's avg) is the mean of the exact latencies;
+  cyclictest averages each cycle's value truncated to µs, about 0.5 µs lower (not with -N).
 ";
 
 #[cfg(test)]
