@@ -26,6 +26,7 @@ mod irq;
 mod latency;
 mod measurement_thread;
 mod monitor;
+mod noise;
 mod outputs;
 mod plot;
 mod plot_bad_input;

@@ -10,6 +10,7 @@ mod div64;
 mod divider;
 mod error;
 mod extend;
+pub mod gaps;
 pub mod histogram;
 pub mod jitter;
 pub mod live;

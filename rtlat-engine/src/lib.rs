@@ -6,6 +6,7 @@ mod backend;
 pub mod error;
 pub mod latency;
 pub mod measure;
+pub mod poll;
 pub mod rings;
 pub mod run;
 pub mod seconds;

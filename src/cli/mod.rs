@@ -9,6 +9,8 @@ pub mod cyclic;
 // --explain's evidence and verdicts, for run, servo and monitor.
 pub mod explain;
 pub mod latency;
+// `rtlat noise`: oslat's busy-poll noise.
+pub mod noise;
 pub mod run;
 pub mod servo;
 

@@ -9,6 +9,7 @@
 //! | `rtlat compare --json` | [`compare::Document`] with [`explain::SpikeRecord`] | `rtlat compare` | scripts |
 //! | `rtlat audit --json` | [`audit::Report`], [`audit::Suggestion`] | `rtlat audit` | scripts |
 //! | `rtlat servo --json` | [`servo::Document`] | `rtlat servo` | scripts |
+//! | `rtlat noise --json` (oslat's keys) | [`oslat::Document`] | `rtlat noise` | scripts |
 //! | `rtlat threads --json` | [`threads::Thread`] | `rtlat threads` | scripts |
 //!
 //! Readers take files written by other tools and other versions: every value they read is a
@@ -24,6 +25,7 @@ mod entries;
 pub mod explain;
 mod field;
 pub mod jitterdebugger;
+pub mod oslat;
 pub mod rtlat;
 pub mod servo;
 #[cfg(test)]

@@ -196,6 +196,21 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
     }
 }
 
+/// uname's fields as rt-tests' JSON writes them (`sysinfo`), for the other rt-tests shapes
+/// rtlat writes (`rtlat noise`'s oslat JSON).
+pub fn sysinfo_fields() -> Sysinfo {
+    let sys = sysinfo();
+    Sysinfo {
+        sysname: sys.sysname.into(),
+        nodename: sys.nodename.into(),
+        release: sys.release.into(),
+        version: sys.version.into(),
+        machine: sys.machine.into(),
+        realtime: Number::from(u8::from(sys.realtime)).into(),
+        ..Sysinfo::default()
+    }
+}
+
 /// uname's fields as cyclictest reports them.
 struct SysInfo {
     sysname: String,
