@@ -104,6 +104,56 @@ impl Record for Micros {
     }
 }
 
+/// How many of a width's largest gaps above the threshold [`Largest`] keeps.
+pub const LARGEST: usize = 16;
+
+/// The largest gaps above a threshold, largest first (at most [`LARGEST`]): what hwnoise's
+/// attribution needs of a width. Gaps at or below the threshold cost one compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Largest {
+    threshold_ns: u64,
+    gaps: [u64; LARGEST],
+    len: usize,
+}
+
+impl Largest {
+    /// None kept yet; gaps above `threshold_ns` are kept.
+    pub const fn new(threshold_ns: u64) -> Largest {
+        Largest {
+            threshold_ns,
+            gaps: [0; LARGEST],
+            len: 0,
+        }
+    }
+
+    /// The gaps kept, largest first.
+    pub fn gaps(&self) -> &[u64] {
+        &self.gaps[..self.len]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn keep(&mut self, gap: u64) {
+        let at = self.gaps[..self.len].partition_point(|&g| g >= gap);
+        if at == LARGEST {
+            return;
+        }
+        let end = self.len.min(LARGEST - 1);
+        self.gaps.copy_within(at..end, at + 1);
+        self.gaps[at] = gap;
+        self.len = (self.len + 1).min(LARGEST);
+    }
+}
+
+impl Record for Largest {
+    #[inline(always)]
+    fn record(&mut self, value: i64) {
+        if value > 0 && value as u64 > self.threshold_ns {
+            self.keep(value as u64);
+        }
+    }
+}
+
 /// One sampling width of a windowed plan, as the sink sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Width {
@@ -117,6 +167,8 @@ pub struct Width {
     pub spikes: u64,
     /// The sum of those.
     pub spike_total_ns: u64,
+    /// The largest of those, largest first.
+    pub largest: Largest,
 }
 
 /// What a windowed loop does between two widths, on its own thread: look at what Linux did on
@@ -154,7 +206,7 @@ pub struct PollReport {
 }
 
 /// Sets the thread up as `plan` says and polls until the duration is over or `shared.stop`
-/// is set, recording into `histogram` (made by the caller: [`new_run_histogram`], on a
+/// is set, recording into `histogram` (made by the caller: [`new_run_histogram`](crate::run::new_run_histogram), on a
 /// thread with a large stack: a debug build builds it on the stack first). `allocations`
 /// counts the calling thread's allocations (the binary's allocator).
 pub fn run_thread(
@@ -191,11 +243,12 @@ pub fn run_thread(
             while window_start < end && !shared.stop.load(Ordering::Relaxed) {
                 let width_end = window_start.saturating_add(window.width_ns).min(end);
                 let mut summary = Summary::new();
+                let mut largest = Largest::new(plan.threshold_ns);
                 let (spikes, total) = (gaps.spikes(), gaps.spike_total_ns());
                 let started = now()?;
                 gaps.resume(started);
                 let last = {
-                    let mut record = ((&mut *histogram, &mut micros), &mut summary);
+                    let mut record = ((&mut *histogram, &mut micros), (&mut summary, &mut largest));
                     poll(&clock, &mut gaps, &mut record, width_end, &shared.stop)?
                 };
                 polled_ns += last - started;
@@ -205,6 +258,7 @@ pub fn run_thread(
                     gaps: summary,
                     spikes: gaps.spikes() - spikes,
                     spike_total_ns: gaps.spike_total_ns() - total,
+                    largest,
                 }));
                 window_start = window_start.saturating_add(window.window_ns);
                 // The rest of the window: asleep, woken early by a stop (a signal).
@@ -281,6 +335,26 @@ mod tests {
 
     fn no_allocations() -> u64 {
         0
+    }
+
+    #[test]
+    fn largest_keeps_the_largest_gaps_above_the_threshold_in_order() {
+        let mut largest = Largest::new(10);
+        for gap in [5, 11, 10, 40, 12, 40] {
+            largest.record(gap);
+        }
+        assert_eq!(largest.gaps(), &[40, 40, 12, 11]);
+        for gap in 100..200 {
+            largest.record(gap);
+        }
+        let expected: Vec<u64> = (184..200).rev().collect();
+        assert_eq!(largest.gaps(), expected.as_slice());
+        largest.record(150);
+        assert_eq!(
+            largest.gaps(),
+            expected.as_slice(),
+            "a smaller gap is not kept"
+        );
     }
 
     #[test]
@@ -383,5 +457,12 @@ mod tests {
         assert_eq!(gaps, report.histogram.count(), "no gap across a pause");
         let spikes: u64 = widths.iter().map(|w| w.spikes).sum();
         assert_eq!(spikes, report.spikes);
+        for w in &widths {
+            assert_eq!(w.largest.gaps().len() as u64, w.spikes.min(LARGEST as u64));
+            assert_eq!(
+                w.largest.gaps().first().copied(),
+                (w.spikes > 0).then(|| w.gaps.max().unwrap() as u64)
+            );
+        }
     }
 }

@@ -70,7 +70,9 @@
 //! tree only (rtlat-system `tests/tracer.rs`).
 
 pub mod counters;
+pub mod hwlat;
 pub mod interval;
+pub mod linux_events;
 pub mod sampler;
 mod source;
 pub mod tracer;

@@ -402,13 +402,13 @@ fn osnoise_in_an_instance(tracefs: &Path) -> Option<(PathBuf, String)> {
 }
 
 /// A tracefs file's text, trimmed.
-fn read_setting(path: &Path) -> Result<String, TracerError> {
+pub(crate) fn read_setting(path: &Path) -> Result<String, TracerError> {
     Ok(read_bounded(path, MAX_SETTING)?.trim().to_owned())
 }
 
 /// Read as the kernel expects: `osnoise/cpus` refuses (`EINVAL`) a read whose buffer is not
 /// larger than its text ([`rtlat_linux::kernel_file`]).
-fn read_bounded(path: &Path, max: usize) -> Result<String, TracerError> {
+pub(crate) fn read_bounded(path: &Path, max: usize) -> Result<String, TracerError> {
     rtlat_linux::kernel_file::read_text(path, max).map_err(|source| TracerError::Io {
         call: "read",
         path: path.to_path_buf(),
@@ -417,7 +417,7 @@ fn read_bounded(path: &Path, max: usize) -> Result<String, TracerError> {
 }
 
 /// Writes a setting the way `echo value > file` does; never creates a file.
-fn write_setting(path: &Path, value: &str) -> Result<(), TracerError> {
+pub(crate) fn write_setting(path: &Path, value: &str) -> Result<(), TracerError> {
     OpenOptions::new()
         .write(true)
         .truncate(true)
