@@ -46,6 +46,7 @@ fn command(args: Vec<String>) -> ExitCode {
         Some("latency") => cli::latency::main(&args[2..]),
         Some("servo") => cli::servo::main(&args[2..]),
         Some("noise") => cli::noise::main(&args[2..]),
+        Some("hwnoise") => cli::hwnoise::main(&args[2..]),
         Some("--version" | "-V") => {
             outln!("rtlat {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -63,6 +64,7 @@ fn command(args: Vec<String>) -> ExitCode {
                  \x20      rtlat latency [OPTIONS]  Xenomai's latency test (also as argv[0] latency)\n\
                  \x20      rtlat servo [OPTIONS]    LinuxCNC's latency-test: base and servo thread jitter\n\
                  \x20      rtlat noise [OPTIONS]    busy-poll OS noise per CPU (oslat's output)\n\
+                 \x20      rtlat hwnoise [OPTIONS]  hardware and firmware noise, SMIs (hwlatdetect's output)\n\
                  \x20      rtlat monitor [OPTIONS]  measure for days, serve the latency to Prometheus (/metrics)\n\
                  \x20      rtlat --version\n\n\
                  Each command's --help tells more.\n\n{}",
@@ -77,7 +79,7 @@ fn command(args: Vec<String>) -> ExitCode {
         }
         Some(other) => {
             errln!(
-                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, noise, monitor, --version, --help"
+                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, plot, latency, servo, noise, hwnoise, monitor, --version, --help"
             );
             rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }

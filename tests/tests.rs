@@ -21,6 +21,7 @@ mod cyclictest_runtime;
 mod explain;
 mod formats;
 mod formats_never_panic;
+mod hwnoise;
 mod idle_states;
 mod irq;
 mod latency;

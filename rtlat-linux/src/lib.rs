@@ -10,6 +10,7 @@ pub mod errno;
 pub mod ftrace;
 pub mod kernel_file;
 pub mod memory;
+pub mod msr;
 pub mod named_pipe;
 pub mod privileges;
 pub mod process_cpus;

@@ -8,6 +8,8 @@ pub mod backend;
 pub mod cyclic;
 // --explain's evidence and verdicts, for run, servo and monitor.
 pub mod explain;
+// `rtlat hwnoise`: hwlatdetect's hardware noise.
+pub mod hwnoise;
 pub mod latency;
 // `rtlat noise`: oslat's busy-poll noise.
 pub mod noise;

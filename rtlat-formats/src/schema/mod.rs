@@ -10,6 +10,7 @@
 //! | `rtlat audit --json` | [`audit::Report`], [`audit::Suggestion`] | `rtlat audit` | scripts |
 //! | `rtlat servo --json` | [`servo::Document`] | `rtlat servo` | scripts |
 //! | `rtlat noise --json` (oslat's keys) | [`oslat::Document`] | `rtlat noise` | scripts |
+//! | `rtlat hwnoise --json` | [`hwnoise::Document`] | `rtlat hwnoise` | scripts |
 //! | `rtlat threads --json` | [`threads::Thread`] | `rtlat threads` | scripts |
 //!
 //! Readers take files written by other tools and other versions: every value they read is a
@@ -24,6 +25,7 @@ pub mod cyclictest;
 mod entries;
 pub mod explain;
 mod field;
+pub mod hwnoise;
 pub mod jitterdebugger;
 pub mod oslat;
 pub mod rtlat;

@@ -227,8 +227,8 @@ pub struct HwlatSample {
     pub ts_ns: u128,
     /// Gaps above the threshold in the width (`count:`; 1 when the kernel does not say).
     pub count: u64,
-    /// NMI time in the width, ns (`nmi-total:`; the kernel prints ns).
-    pub nmi_total: u64,
+    /// NMI time in the width, µs (`nmi-total:`; the kernel divides its ns by 1000).
+    pub nmi_total_us: u64,
     /// NMIs in the width (`nmi-count:`).
     pub nmi_count: u64,
 }
@@ -264,7 +264,7 @@ fn parse_line(line: &str) -> Option<HwlatSample> {
         outer_us: outer.parse().ok()?,
         ts_ns: 0,
         count: 1,
-        nmi_total: 0,
+        nmi_total_us: 0,
         nmi_count: 0,
     };
     for word in words {
@@ -280,7 +280,7 @@ fn parse_line(line: &str) -> Option<HwlatSample> {
                     s.parse::<u128>().unwrap_or(0) * 1_000_000_000 + frac * 10u128.pow(9 - digits);
             }
             "count" => sample.count = value.parse().unwrap_or(1),
-            "nmi-total" => sample.nmi_total = value.parse().unwrap_or(0),
+            "nmi-total" => sample.nmi_total_us = value.parse().unwrap_or(0),
             "nmi-count" => sample.nmi_count = value.parse().unwrap_or(0),
             _ => {}
         }
@@ -302,7 +302,7 @@ mod tests {
 #                           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
 #                              | |         |   |||||     |         |
            <...>-121     [001] d....    12.583012: #1     inner/outer(us):  113/98     ts:1765030000.183215009 count:7
-           <...>-121     [000] dn...    13.583113: #2     inner/outer(us):   12/1046   ts:1765030001.183300011 count:2 nmi-total:4120 nmi-count:1
+           <...>-121     [000] dn...    13.583113: #2     inner/outer(us):   12/1046   ts:1765030001.183300011 count:2 nmi-total:41 nmi-count:1
            <...>-121     [001] d....    14.5831: #3     inner/outer(us):  bad
 ";
 
@@ -319,14 +319,14 @@ mod tests {
                 outer_us: 98,
                 ts_ns: 1_765_030_000_183_215_009,
                 count: 7,
-                nmi_total: 0,
+                nmi_total_us: 0,
                 nmi_count: 0,
             }
         );
         assert_eq!(samples[0].latency_us(), 113);
         assert_eq!(samples[1].cpu, 0);
         assert_eq!(samples[1].latency_us(), 1046);
-        assert_eq!((samples[1].nmi_total, samples[1].nmi_count), (4120, 1));
+        assert_eq!((samples[1].nmi_total_us, samples[1].nmi_count), (41, 1));
     }
 
     #[test]

@@ -79,7 +79,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         Err(e) => return Err(e.to_string()),
     };
     let process = ProcessCpus::read().map_err(|e| e.to_string())?;
-    let cpus = resolve_cpus(&config, &process)?;
+    let cpus = resolve_cpus(config.cpus.as_ref(), "-c/--cpu-list", &process)?;
     let main_cpu = match config.main_cpu {
         Some(cpu) if !process.online().contains(cpu) => {
             return Err(format!(
@@ -169,16 +169,20 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     finish(&config, args, start_unix, &reports)
 }
 
-/// The CPUs to poll on: `-c`'s, each online and allowed by the cpuset, else every CPU this
-/// process may run on.
-fn resolve_cpus(config: &Config, process: &ProcessCpus) -> Result<Vec<usize>, String> {
-    let Some(asked) = &config.cpus else {
+/// The CPUs to poll on: those `asked` (with `option`), each online and allowed by the
+/// cpuset, else every CPU this process may run on.
+pub(crate) fn resolve_cpus(
+    asked: Option<&CpuSet>,
+    option: &str,
+    process: &ProcessCpus,
+) -> Result<Vec<usize>, String> {
+    let Some(asked) = asked else {
         return Ok(process.default_cpus().iter().collect());
     };
     let offline = asked.difference(process.online());
     if !offline.is_empty() {
         return Err(format!(
-            "invalid CPU list '{asked}' for -c/--cpu-list: CPU {offline} not online (online CPUs: {}; isolated CPUs are accepted)",
+            "invalid CPU list '{asked}' for {option}: CPU {offline} not online (online CPUs: {}; isolated CPUs are accepted)",
             process.online()
         ));
     }
@@ -187,7 +191,7 @@ fn resolve_cpus(config: &Config, process: &ProcessCpus) -> Result<Vec<usize>, St
         .map_err(|e| e.to_string())?;
     if !refused.is_empty() {
         return Err(cpuset_refused(
-            "-c/--cpu-list",
+            option,
             &asked.to_string(),
             &refused,
             process,
@@ -247,10 +251,13 @@ fn unix_now() -> u64 {
 
 /// The main thread's part: nothing to draw; it waits for the threads, and tells them to stop
 /// on a signal.
-struct Polling<'a> {
-    shared: &'a PollShared,
-    done: &'a AtomicUsize,
-    threads: usize,
+pub(crate) struct Polling<'a> {
+    /// The threads' stop flag.
+    pub shared: &'a PollShared,
+    /// How many threads are done.
+    pub done: &'a AtomicUsize,
+    /// How many there are.
+    pub threads: usize,
 }
 
 impl Supervisor for Polling<'_> {
