@@ -582,3 +582,66 @@ fn explain_leaves_the_tracer_to_rtla_when_rtla_runs(r: &Results, _series: &str) 
         "{top}"
     );
 }
+
+on_both_kernels!(hwnoise_runs_the_hwlat_tracer_and_puts_every_setting_back);
+fn hwnoise_runs_the_hwlat_tracer_and_puts_every_setting_back(r: &Results, series: &str) {
+    r.assert_rc("hwnoise", 0);
+    let out = r.out("hwnoise");
+    // The figures, for the record (TCG: the guest's noise is the emulator's).
+    let figures: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            l.starts_with("Max Latency") || l.starts_with("Samples") || l.starts_with("ts: ")
+        })
+        .take(5)
+        .collect();
+    tell(&format!(
+        "rt_guest {series}: rtlat hwnoise (hwlat tracer, 1 µs threshold, CPU 1): {}",
+        figures.join(" | ")
+    ));
+    assert!(
+        out.contains("   detector: tracer\n"),
+        "{}",
+        r.show("hwnoise")
+    );
+    // Each change printed, then every setting as it was.
+    let err = r.err("hwnoise");
+    for file in [
+        "current_tracer",
+        "tracing_thresh",
+        "tracing_cpumask",
+        "hwlat_detector/width",
+    ] {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!("/{file}: ")) && l.ends_with("(restored at the end)")),
+            "{file} not changed, or not said: {err}"
+        );
+    }
+    let before = r.text("hwnoise.before");
+    assert!(before.contains("current_tracer: nop"), "{before}");
+    assert_eq!(r.text("hwnoise.after"), before);
+    // The samples: the tracer's lines, on the CPU asked for, counted as hwlatdetect counts.
+    let doc = Json::parse(&r.text("hwnoise.json"));
+    assert_eq!(doc.at("method"), "hwlat");
+    assert_eq!(doc.at("lower_bounds"), false);
+    let samples = doc.at("samples").as_array().unwrap();
+    let report = r.text("hwnoise.report");
+    assert_eq!(report.lines().count(), samples.len(), "{report}");
+    let n = |v: &Json, key: &str| v.at(key).as_u64().unwrap();
+    let mut exceeding = 0;
+    for s in samples {
+        assert_eq!(s.at("cpu"), 1, "tracing_cpumask is CPU 1's");
+        exceeding += n(s, "count");
+        assert!(n(s, "inner_us").max(n(s, "outer_us")) > 1, "{s}");
+    }
+    assert_eq!(n(&doc, "samples_exceeding"), exceeding);
+    assert!(
+        out.contains(&format!("Samples recorded: {}\n", samples.len())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("Samples exceeding threshold: {exceeding}\n")),
+        "{out}"
+    );
+}

@@ -12,6 +12,8 @@
 #  audit.*      rtlat audit and its suggested line on this kernel
 #  side.*       cyclictest and rtlat's cyclictest, the same command line, one after the other
 #  rtla.*       rtla timerlat beside rtlat run on the isolated CPU
+#  beside.*     --explain while rtla timerlat runs in an instance of its own
+#  hwnoise.*    rtlat hwnoise with the hwlat tracer on CPU 1, tracefs before and after
 
 ip link set lo up
 emit_text rt.isolated "$(cat /sys/devices/system/cpu/isolated)"
@@ -139,3 +141,19 @@ emit_text beside.rtla.rc "$?"
 emit beside.rtla.out /tmp/beside.rtla.out
 emit beside.settings_before /tmp/beside.settings_before
 emit beside.settings_after /tmp/beside.settings_after
+
+# 8. rtlat hwnoise with the kernel's hwlat tracer on CPU 1: the settings it changes, before
+# and after (all put back), its output, JSON and report.
+hwlat_settings() {
+  for f in current_tracer tracing_on tracing_thresh tracing_cpumask \
+    hwlat_detector/window hwlat_detector/width; do
+    [ -e "/sys/kernel/tracing/$f" ] && echo "$f: $(cat "/sys/kernel/tracing/$f")"
+  done
+}
+hwlat_settings >/tmp/hwnoise.before
+run hwnoise 90 rtlat hwnoise --duration 3 --window 100ms --width 50ms --threshold 1 --cpu-list 1 --report /tmp/hwnoise.report --json /tmp/hwnoise.json
+hwlat_settings >/tmp/hwnoise.after
+emit hwnoise.before /tmp/hwnoise.before
+emit hwnoise.after /tmp/hwnoise.after
+keep hwnoise.json /tmp/hwnoise.json
+keep hwnoise.report /tmp/hwnoise.report
