@@ -129,6 +129,25 @@ fn table(p: &Places) -> Vec<Row> {
         row(&["-h", "10", "--histfile", &under_file], &histfile),
         row(&["-h", "10", "--histfile", &dir], &histfile),
     ];
+    // --timerlat: the plan is checked before the kernel is asked; on a kernel without the
+    // tracer (the development machines') the run is refused naming what it lacks.
+    let timerlat = ["--timerlat"];
+    rows.push(row(
+        &["--timerlat", "-t", "2", "-a", "0", "-l", "5"],
+        &timerlat,
+    ));
+    rows.push(row(
+        &["--timerlat", "-t", "2", "-d", "100", "-l", "5"],
+        &timerlat,
+    ));
+    rows.push(row(&["--timerlat", "-i", "50", "-l", "5"], &timerlat));
+    let tracers =
+        std::fs::read_to_string("/sys/kernel/tracing/available_tracers").unwrap_or_default();
+    if !tracers.split_whitespace().any(|t| t == "timerlat") {
+        let mut absent = row(&["--timerlat", "-l", "5"], &timerlat);
+        absent.also = Some("trace");
+        rows.push(absent);
+    }
     let mut smi = row(&["--smi"], &["--smi"]);
     smi.also = Some("not supported");
     rows.push(smi);

@@ -11,6 +11,7 @@
 use rtlat_core::{Clock, Timer};
 use rtlat_linux::{
     AbsoluteSleep, ClockId, NanoSleep, PosixClock, PosixTimer, RelativeSleep, TimerFd, TimerKind,
+    TimerlatFd,
 };
 
 pub use crate::backend::{ClockFailure, TimerFigures, TranslationFigures, WakeError};
@@ -41,6 +42,7 @@ impl TimerFigures for RelativeSleep {}
 impl TimerFigures for NanoSleep {}
 impl TimerFigures for PosixTimer {}
 impl TimerFigures for TimerFd {}
+impl TimerFigures for TimerlatFd {}
 
 #[cfg(target_arch = "aarch64")]
 impl TimerFigures for rtlat_arm64::GenericTimerSleep {
@@ -117,5 +119,8 @@ pub fn with_clock_and_timer<W: WithClockAndTimer>(
         TimerKind::TimerFd => {
             work.run(|| Ok((clock, TimerFd::new(id, interval_ns).map_err(linux)?)))
         }
+        // The tracer (started by the front) owns the period: `interval_ns` must be its
+        // `timerlat_period_us`.
+        TimerKind::Timerlat => work.run(|| Ok((clock, TimerlatFd::open_on(id).map_err(linux)?))),
     }
 }

@@ -39,5 +39,5 @@ pub use thread::{
 };
 pub use timer::{
     AbsoluteSleep, AnyTimer, NanoSleep, PosixTimer, RelativeSleep, SleepError, TimerCall,
-    TimerError, TimerFd, TimerKind, UnknownTimer, default_timer_signal,
+    TimerError, TimerFd, TimerKind, TimerlatFd, UnknownTimer, default_timer_signal,
 };

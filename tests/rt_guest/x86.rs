@@ -645,3 +645,97 @@ fn hwnoise_runs_the_hwlat_tracer_and_puts_every_setting_back(r: &Results, series
         "{out}"
     );
 }
+
+/// A part of `rtlat.timerlat` (`irq`, `thread`, `user`): samples, min, max (ns).
+fn timerlat_part(timerlat: &Json, part: &str) -> (u64, i64, i64) {
+    let p = timerlat.at(part);
+    (
+        p.at("samples").as_u64().unwrap(),
+        p.at("min").as_i64().unwrap(),
+        p.at("max").as_i64().unwrap(),
+    )
+}
+
+on_both_kernels!(run_timerlat_splits_each_wake_up_and_puts_every_setting_back);
+fn run_timerlat_splits_each_wake_up_and_puts_every_setting_back(r: &Results, series: &str) {
+    r.assert_rc("timerlat", 0);
+    let err = r.err("timerlat");
+    // 6.12 has timerlat_fd: rtlat's thread is the tracer's workload; 6.1 has not.
+    let user = series == "6.12";
+    if user {
+        assert!(err.contains("the tracer wakes rtlat's threads"), "{err}");
+    } else {
+        assert!(err.contains("timerlat_fd (Linux 6.5+)"), "{err}");
+    }
+    for file in ["current_tracer", "osnoise/cpus"] {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!("/{file}: ")) && l.ends_with("(restored at the end)")),
+            "{file} not changed, or not said: {err}"
+        );
+    }
+    let before = r.text("timerlat.before");
+    assert!(before.contains("current_tracer: nop"), "{before}");
+    assert_eq!(r.text("timerlat.after"), before);
+
+    let doc = Json::parse(&r.text("timerlat.json"));
+    let thread = doc.at("thread").at("0");
+    let rtlat = thread.at("rtlat");
+    let timerlat = rtlat.at("timerlat");
+    assert_eq!(
+        timerlat.at("workload"),
+        if user { "user" } else { "kernel" }
+    );
+    assert_eq!(timerlat.at("cpu"), 1);
+    assert_eq!(timerlat.at("period_us"), 1000);
+    let cycles = rtlat.at("cycles").as_u64().unwrap();
+    let (irqs, irq_min, irq_max) = timerlat_part(timerlat, "irq");
+    let (threads, thd_min, thd_max) = timerlat_part(timerlat, "thread");
+    tell(&format!(
+        "rt_guest {series}: rtlat run --timerlat ({} workload, CPU 1, 3 s): rtlat {cycles} cycles max {} µs | IRQ {irqs} max {} µs | Thd {threads} max {} µs",
+        if user { "user" } else { "kernel" },
+        rtlat.at("max").as_i64().unwrap() / 1000,
+        irq_max / 1000,
+        thd_max / 1000
+    ));
+    assert!(threads > 100 && irqs >= threads, "{timerlat}");
+    // Each period the thread runs after its timer's IRQ: no thread latency below the
+    // smallest IRQ latency, none of the largest IRQ latency's period above the thread's.
+    assert!(irq_min <= thd_min && irq_max <= thd_max, "{timerlat}");
+    if user {
+        // One tracer period per rtlat cycle (the last read may be cut short by the end).
+        assert!(threads.abs_diff(cycles) <= 2, "{cycles} cycles: {timerlat}");
+        let (users, _, usr_max) = timerlat_part(timerlat, "user");
+        assert!(users + 2 >= threads && users <= threads, "{timerlat}");
+        assert!(usr_max >= thd_max, "{timerlat}");
+        // rtlat's deadline is never after the tracer's, and it reads the clock after the
+        // kernel's sample: its latency is never below the tracer's thread latency.
+        assert!(rtlat.at("max").as_i64().unwrap() >= thd_max, "{rtlat}");
+        assert!(rtlat.at("min").as_i64().unwrap() >= thd_min, "{rtlat}");
+        assert_eq!(doc.at("rtlat").at("config").at("timer"), "timerlat");
+    } else {
+        assert!(timerlat.get("user").is_none(), "{timerlat}");
+    }
+    // The text block after the results.
+    let out = r.out("timerlat");
+    assert!(out.contains("# timerlat: period 1000 us"), "{out}");
+    assert!(out.contains("T: 0 CPU:  1 Thd C:"), "{out}");
+}
+
+on_both_kernels!(run_timerlat_puts_a_hogs_delay_on_the_thread_not_the_irq);
+fn run_timerlat_puts_a_hogs_delay_on_the_thread_not_the_irq(r: &Results, series: &str) {
+    r.assert_rc("timerlat.hog", 0);
+    let doc = Json::parse(&r.text("timerlat.hog.json"));
+    let timerlat = doc.at("thread").at("0").at("rtlat").at("timerlat");
+    let (_, _, irq_max) = timerlat_part(timerlat, "irq");
+    let (_, _, thd_max) = timerlat_part(timerlat, "thread");
+    tell(&format!(
+        "rt_guest {series}: rtlat run --timerlat with a FIFO 95 hog on CPU 1 for 1 s: IRQ max {} µs, Thd max {} µs",
+        irq_max / 1000,
+        thd_max / 1000
+    ));
+    // The hog holds the CPU for a second above the woken thread (rtlat's at 80, or the
+    // tracer's at 95 after it): the thread's latency has it, the hard IRQ's does not.
+    assert!(thd_max >= 300_000_000, "{timerlat}");
+    assert!(irq_max * 10 < thd_max, "{timerlat}");
+}

@@ -79,6 +79,62 @@ pub struct ThreadExtra {
     /// maximum is always among them, marked `max`).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub spikes: Field<Vec<Field<Spike>>>,
+    /// With `--timerlat`: the kernel's timerlat tracer's figures on the thread's CPU.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub timerlat: Field<Timerlat>,
+}
+
+/// The timerlat tracer's figures on one measuring thread's CPU (`rtlat run --timerlat`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Timerlat {
+    /// Who the tracer woke: `"user"` (this thread, through `timerlat_fd`) or `"kernel"`
+    /// (the tracer's own `timerlat/N` thread on the same CPU, beside this one).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub workload: Field<String>,
+    /// The CPU traced.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub cpu: Field<u64>,
+    /// `osnoise/timerlat_period_us`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub period_us: Field<u64>,
+    /// How late the tracer's timer IRQ ran.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub irq: Field<TimerlatPart>,
+    /// How late the woken thread ran, in the kernel.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub thread: Field<TimerlatPart>,
+    /// How late the thread was back in the kernel at its next `read` (user workload only):
+    /// its return to user space and its work there included.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub user: Field<TimerlatPart>,
+    /// Events the kernel's ring buffer dropped on this CPU before they were read.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub lost_events: Field<u64>,
+}
+
+/// One part of the timerlat figures, ns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TimerlatPart {
+    /// Samples.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub samples: Field<Count>,
+    /// Smallest (`null` without samples).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub min: Field<Option<Number>>,
+    /// Largest.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub max: Field<Option<Number>>,
+    /// Mean.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub mean: Field<Option<f64>>,
+    /// `p50` … `p99.99`, from the log-linear histogram.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub percentiles: Field<Entries<Option<i64>>>,
+    /// The log-linear histogram, as rtlat-core serializes it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub histogram: Field<Histogram>,
 }
 
 /// How `--explain` looked for the causes of spikes (one measuring thread).
@@ -334,7 +390,9 @@ objects!(
     Explain,
     Spike,
     SpikeCause,
-    DeadlineTranslation
+    DeadlineTranslation,
+    Timerlat,
+    TimerlatPart
 );
 
 /// The run's configuration as rtlat resolved it: the run object's `config` (written from

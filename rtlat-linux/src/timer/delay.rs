@@ -74,6 +74,8 @@ impl DelayNs for AnyTimer {
             AnyTimer::NanoSleep(t) => t.delay_ns(ns),
             AnyTimer::PosixTimer(t) => t.delay_ns(ns),
             AnyTimer::TimerFd(t) => t.delay_ns(ns),
+            // The tracer keeps its own period: a delay is a plain absolute sleep.
+            AnyTimer::Timerlat(_) => AbsoluteSleep::new(ClockId::Monotonic).delay_ns(ns),
         }
     }
     fn delay_us(&mut self, us: u32) {
@@ -83,6 +85,8 @@ impl DelayNs for AnyTimer {
             AnyTimer::NanoSleep(t) => t.delay_us(us),
             AnyTimer::PosixTimer(t) => t.delay_us(us),
             AnyTimer::TimerFd(t) => t.delay_us(us),
+            // The tracer keeps its own period: a delay is a plain absolute sleep.
+            AnyTimer::Timerlat(_) => AbsoluteSleep::new(ClockId::Monotonic).delay_us(us),
         }
     }
     fn delay_ms(&mut self, ms: u32) {
@@ -92,6 +96,8 @@ impl DelayNs for AnyTimer {
             AnyTimer::NanoSleep(t) => t.delay_ms(ms),
             AnyTimer::PosixTimer(t) => t.delay_ms(ms),
             AnyTimer::TimerFd(t) => t.delay_ms(ms),
+            // The tracer keeps its own period: a delay is a plain absolute sleep.
+            AnyTimer::Timerlat(_) => AbsoluteSleep::new(ClockId::Monotonic).delay_ms(ms),
         }
     }
 }

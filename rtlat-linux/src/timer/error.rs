@@ -34,6 +34,8 @@ pub enum TimerCall {
     TimerfdSettime,
     /// `read` on a timerfd.
     ReadTimerfd,
+    /// `read` on the timerlat tracer's `timerlat_fd`.
+    ReadTimerlatFd,
 }
 
 impl TimerCall {
@@ -51,6 +53,7 @@ impl TimerCall {
             TimerCall::TimerfdCreate => "timerfd_create",
             TimerCall::TimerfdSettime => "timerfd_settime",
             TimerCall::ReadTimerfd => "read(timerfd)",
+            TimerCall::ReadTimerlatFd => "read(timerlat_fd)",
         }
     }
 }
@@ -163,11 +166,24 @@ pub enum TimerError {
         /// The OS error.
         errno: Errno,
     },
+    /// The timerlat tracer's `osnoise/per_cpu/cpuN/timerlat_fd` could not be opened.
+    #[error(
+        "cannot open osnoise/per_cpu/cpu{cpu}/timerlat_fd: {errno} (the kernel refuses it with EINVAL unless the timerlat tracer runs with NO_OSNOISE_WORKLOAD, EPERM to a thread not pinned to that one CPU, EBUSY while another thread (rtla timerlat -u?) holds it; ENOENT: no timerlat_fd before Linux 6.5)"
+    )]
+    Timerlat {
+        /// The CPU (`u32::MAX`: the thread's CPU could not be read).
+        cpu: u32,
+        /// The OS error.
+        errno: Errno,
+    },
+    /// The timerlat timer asked for on a clock other than CLOCK_MONOTONIC.
+    #[error("the timerlat tracer's timer runs on CLOCK_MONOTONIC only")]
+    TimerlatClock,
 }
 
 /// A timer name that is not one of [`TimerKind`](crate::TimerKind)'s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown timer `{0}`: use absolute, relative, nanosleep, posix or timerfd")]
+#[error("unknown timer `{0}`: use absolute, relative, nanosleep, posix, timerfd or timerlat")]
 pub struct UnknownTimer(pub String);
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! | [`NanoSleep`] | clock read + `nanosleep` | `-s` |
 //! | [`PosixTimer`] | periodic `timer_create` + `sigwaitinfo` | `-x` |
 //! | [`TimerFd`] | periodic `timerfd` + `read` | — |
+//! | [`TimerlatFd`] | the timerlat tracer's `timerlat_fd` + `read` (its schedule, not the deadline) | — (`rtla timerlat -u`) |
 //!
 //! Every one returns at or after its deadline: a signal handler interrupting the sleep
 //! (`EINTR`) makes it sleep again to the same deadline, never return early or lose a cycle.
@@ -37,6 +38,7 @@ mod posix;
 mod relative;
 mod retry;
 mod timerfd;
+mod timerlat;
 
 #[cfg(test)]
 mod tests;
@@ -54,6 +56,7 @@ pub use nanosleep::NanoSleep;
 pub use posix::{PosixTimer, default_timer_signal};
 pub use relative::RelativeSleep;
 pub use timerfd::TimerFd;
+pub use timerlat::TimerlatFd;
 
 /// Which timer to sleep with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -69,6 +72,9 @@ pub enum TimerKind {
     PosixTimer,
     /// [`TimerFd`]: `timerfd`.
     TimerFd,
+    /// [`TimerlatFd`]: the timerlat tracer's per-CPU file, which the tracer must be running
+    /// for (not in [`TimerKind::ALL`]: rtlat's `--timerlat` starts the tracer first).
+    Timerlat,
 }
 
 impl TimerKind {
@@ -89,6 +95,7 @@ impl TimerKind {
             TimerKind::NanoSleep => "nanosleep",
             TimerKind::PosixTimer => "posix",
             TimerKind::TimerFd => "timerfd",
+            TimerKind::Timerlat => "timerlat",
         }
     }
 }
@@ -103,7 +110,7 @@ impl FromStr for TimerKind {
     type Err = UnknownTimer;
 
     /// `absolute` (`clock_nanosleep`), `relative`, `nanosleep`, `posix` (`timer_create`),
-    /// `timerfd`; case-insensitive.
+    /// `timerfd`, `timerlat`; case-insensitive.
     fn from_str(s: &str) -> Result<Self, UnknownTimer> {
         match s.trim().to_ascii_lowercase().as_str() {
             "absolute" | "abs" | "clock_nanosleep" => Ok(TimerKind::Absolute),
@@ -111,6 +118,7 @@ impl FromStr for TimerKind {
             "nanosleep" => Ok(TimerKind::NanoSleep),
             "posix" | "posix-timer" | "timer_create" => Ok(TimerKind::PosixTimer),
             "timerfd" => Ok(TimerKind::TimerFd),
+            "timerlat" => Ok(TimerKind::Timerlat),
             _ => Err(UnknownTimer(s.to_owned())),
         }
     }
@@ -130,6 +138,8 @@ pub enum AnyTimer {
     PosixTimer(PosixTimer),
     /// See [`TimerFd`].
     TimerFd(TimerFd),
+    /// See [`TimerlatFd`].
+    Timerlat(TimerlatFd),
 }
 
 impl AnyTimer {
@@ -145,6 +155,7 @@ impl AnyTimer {
             TimerKind::NanoSleep => AnyTimer::NanoSleep(NanoSleep::new(clock)),
             TimerKind::PosixTimer => AnyTimer::PosixTimer(PosixTimer::new(clock, interval_ns)?),
             TimerKind::TimerFd => AnyTimer::TimerFd(TimerFd::new(clock, interval_ns)?),
+            TimerKind::Timerlat => AnyTimer::Timerlat(TimerlatFd::open_on(clock)?),
         })
     }
 
@@ -156,6 +167,7 @@ impl AnyTimer {
             AnyTimer::NanoSleep(_) => TimerKind::NanoSleep,
             AnyTimer::PosixTimer(_) => TimerKind::PosixTimer,
             AnyTimer::TimerFd(_) => TimerKind::TimerFd,
+            AnyTimer::Timerlat(_) => TimerKind::Timerlat,
         }
     }
 }
@@ -171,6 +183,7 @@ impl Timer for AnyTimer {
             AnyTimer::NanoSleep(t) => t.sleep_until(deadline),
             AnyTimer::PosixTimer(t) => t.sleep_until(deadline),
             AnyTimer::TimerFd(t) => t.sleep_until(deadline),
+            AnyTimer::Timerlat(t) => t.sleep_until(deadline),
         }
     }
 }

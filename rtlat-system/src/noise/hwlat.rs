@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
 
-use super::tracer::{Change, MAX_TRACE, TracerError, read_bounded, read_setting, write_setting};
+use super::tracer::{Change, Changes, MAX_TRACE, TracerError, read_bounded, read_setting};
 
 /// Where the tracer is, or why it cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub struct HwlatSettings {
 #[derive(Debug)]
 pub struct HwlatTrace {
     tracefs: PathBuf,
-    changes: Vec<Change>,
+    changes: Changes,
 }
 
 impl HwlatTrace {
@@ -140,21 +140,16 @@ impl HwlatTrace {
     /// [`HwlatTrace::plan`], each recorded as it is made; on an error, those made are put
     /// back.
     pub fn start(tracefs: &Path, settings: &HwlatSettings) -> Result<HwlatTrace, TracerError> {
-        let plan = HwlatTrace::plan(tracefs, settings)?;
-        let mut trace = HwlatTrace {
+        let changes = Changes::apply(HwlatTrace::plan(tracefs, settings)?)?;
+        Ok(HwlatTrace {
             tracefs: tracefs.to_path_buf(),
-            changes: Vec::with_capacity(plan.len()),
-        };
-        for change in plan {
-            write_setting(&change.path, &change.set)?;
-            trace.changes.push(change);
-        }
-        Ok(trace)
+            changes,
+        })
     }
 
     /// The settings changed, in order.
     pub fn changes(&self) -> &[Change] {
-        &self.changes
+        self.changes.as_slice()
     }
 
     /// The samples recorded so far ([`parse`] of `trace`).
@@ -167,27 +162,7 @@ impl HwlatTrace {
 
     /// Puts every changed setting back, in reverse order; all are tried.
     pub fn stop(mut self) -> Result<(), TracerError> {
-        self.restore()
-    }
-
-    fn restore(&mut self) -> Result<(), TracerError> {
-        let mut failed = Vec::new();
-        while let Some(change) = self.changes.pop() {
-            if let Err(e) = write_setting(&change.path, &change.was) {
-                failed.push(e.to_string());
-            }
-        }
-        if failed.is_empty() {
-            Ok(())
-        } else {
-            Err(TracerError::Restore(failed))
-        }
-    }
-}
-
-impl Drop for HwlatTrace {
-    fn drop(&mut self) {
-        let _ = self.restore();
+        self.changes.restore()
     }
 }
 

@@ -75,6 +75,7 @@ pub mod interval;
 pub mod linux_events;
 pub mod sampler;
 mod source;
+pub mod timerlat;
 pub mod tracer;
 pub mod verdict;
 pub mod watch;

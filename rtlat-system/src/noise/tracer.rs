@@ -234,11 +234,63 @@ impl fmt::Display for Change {
     }
 }
 
+/// Settings changed in tracefs, in the order they were made; dropping them (or
+/// [`Changes::restore`]) writes each one back, in reverse order. What the osnoise, hwlat and
+/// timerlat paths all hold while their tracer runs.
+#[derive(Debug, Default)]
+pub struct Changes {
+    made: Vec<Change>,
+}
+
+impl Changes {
+    /// Makes the changes of `plan`, in order, each recorded as it is made; on an error, those
+    /// already made are put back (the error returned is the write's).
+    pub fn apply(plan: Vec<Change>) -> Result<Changes, TracerError> {
+        // Built first: if a step fails, dropping it puts back the steps before.
+        let mut changes = Changes {
+            made: Vec::with_capacity(plan.len()),
+        };
+        for change in plan {
+            write_setting(&change.path, &change.set)?;
+            changes.made.push(change);
+        }
+        Ok(changes)
+    }
+
+    /// The changes made, in order.
+    pub fn as_slice(&self) -> &[Change] {
+        &self.made
+    }
+
+    /// Puts every change back, in reverse order; all are tried, the failures named together.
+    /// Nothing is left to restore afterwards.
+    pub fn restore(&mut self) -> Result<(), TracerError> {
+        let mut failed = Vec::new();
+        while let Some(change) = self.made.pop() {
+            if let Err(e) = write_setting(&change.path, &change.was) {
+                failed.push(e.to_string());
+            }
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(TracerError::Restore(failed))
+        }
+    }
+}
+
+impl Drop for Changes {
+    fn drop(&mut self) {
+        // Nobody is left to tell: a failure was already reported by `restore` if it was called.
+        let _ = self.restore();
+    }
+}
+
 /// The osnoise tracer running on the measured CPUs; dropping it restores every setting.
 #[derive(Debug)]
 pub struct NoiseTrace {
     tracefs: PathBuf,
-    changes: Vec<Change>,
+    changes: Changes,
 }
 
 impl NoiseTrace {
@@ -318,22 +370,16 @@ impl NoiseTrace {
     /// [`probe`]): makes the changes of [`NoiseTrace::plan`], in order, each recorded as it
     /// is made ([`NoiseTrace::changes`]). On an error, what was already changed is put back.
     pub fn start(tracefs: &Path, cpus: &CpuSet) -> Result<NoiseTrace, TracerError> {
-        let plan = NoiseTrace::plan(tracefs, cpus)?;
-        // Built first: if a step fails, dropping it puts back the steps before.
-        let mut trace = NoiseTrace {
+        let changes = Changes::apply(NoiseTrace::plan(tracefs, cpus)?)?;
+        Ok(NoiseTrace {
             tracefs: tracefs.to_path_buf(),
-            changes: Vec::with_capacity(plan.len()),
-        };
-        for change in plan {
-            write_setting(&change.path, &change.set)?;
-            trace.changes.push(change);
-        }
-        Ok(trace)
+            changes,
+        })
     }
 
     /// The settings changed, in the order they were changed.
     pub fn changes(&self) -> &[Change] {
-        &self.changes
+        self.changes.as_slice()
     }
 
     /// The tracefs directory.
@@ -360,35 +406,14 @@ impl NoiseTrace {
     /// Puts every changed setting back, in reverse order; all are tried, the failures are
     /// named together.
     pub fn stop(mut self) -> Result<(), TracerError> {
-        self.restore()
-    }
-
-    fn restore(&mut self) -> Result<(), TracerError> {
-        let mut failed = Vec::new();
-        while let Some(change) = self.changes.pop() {
-            if let Err(e) = write_setting(&change.path, &change.was) {
-                failed.push(e.to_string());
-            }
-        }
-        if failed.is_empty() {
-            Ok(())
-        } else {
-            Err(TracerError::Restore(failed))
-        }
-    }
-}
-
-impl Drop for NoiseTrace {
-    fn drop(&mut self) {
-        // Nobody is left to tell: a failure was already reported by `stop` if it was called.
-        let _ = self.restore();
+        self.changes.restore()
     }
 }
 
 /// The first tracefs instance (`instances/NAME/`) whose current tracer is of the osnoise
 /// family (`osnoise`, `timerlat`: `rtla` runs them in instances of its own), with that
 /// tracer; instances that cannot be read are passed over.
-fn osnoise_in_an_instance(tracefs: &Path) -> Option<(PathBuf, String)> {
+pub(crate) fn osnoise_in_an_instance(tracefs: &Path) -> Option<(PathBuf, String)> {
     let mut instances: Vec<PathBuf> = std::fs::read_dir(tracefs.join("instances"))
         .ok()?
         .flatten()

@@ -19,6 +19,7 @@ use super::live::{self, Live};
 use super::output::cyclictest as text;
 use super::prepare::{Prepared, prepare};
 use super::snapshot::SnapshotFile;
+use super::timerlat::{self, TimerlatRun};
 use super::usage::usage;
 use crate::cli::cpufreq::RunGovernor;
 use crate::cli::cyclic::explain::Explainer;
@@ -28,6 +29,7 @@ use crate::cli::cyclic::options::{self, Align, Clock, Plan, RunConfig, Unit};
 use crate::cli::cyclic::smi;
 use crate::cli::explain::TracerUse;
 use rtlat::exit_status;
+use rtlat_system::noise::timerlat::Workload;
 
 /// `-v` samples buffered per thread between two prints (cyclictest keeps 16384 too).
 const VERBOSE_RING: usize = 16_384;
@@ -97,6 +99,12 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         idle_states,
         session_plan,
     } = prepared;
+    // --timerlat: one thread per CPU, one interval; checked before anything changes.
+    let timerlat_plan = if config.timerlat {
+        Some(timerlat::check(&plan)?)
+    } else {
+        None
+    };
     // Everything below changes the machine; each change is undone when its guard drops.
     let session = Session::start(&session_plan, |notice| match notice {
         Notice::MemoryNotLocked(e) => {
@@ -140,7 +148,18 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     let fifo = config.fifo.as_deref().map(StatsFifo::create).transpose()?;
     let start_unix = unix_now();
     let nanoseconds = config.unit == Unit::Ns;
-    let measure_plans = measure_plans(&config, &plan, policy);
+    let mut measure_plans = measure_plans(&config, &plan, policy);
+    // --timerlat: the tracer starts before the threads (they open its files once pinned) and
+    // every setting is put back when it ends or drops.
+    let timerlat_run = timerlat_plan.map(TimerlatRun::start).transpose()?;
+    if timerlat_run
+        .as_ref()
+        .is_some_and(|run| run.workload() == Workload::User)
+    {
+        for p in &mut measure_plans {
+            p.timer = rtlat_linux::TimerKind::Timerlat;
+        }
+    }
     if config.verbose {
         let distance = config.distance_us();
         for t in &plan.threads {
@@ -172,6 +191,15 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         as_cyclictest,
     };
     let (mut reports, live) = measure(&session, &beside, &measure_plans)?;
+    // The threads have ended (their timerlat_fd closed): the rest of the trace is read and
+    // tracefs put back. A failure there is told; the run's own figures are still reported.
+    let timerlat = timerlat_run.and_then(|run| match run.finish() {
+        Ok(figures) => Some(figures),
+        Err(e) => {
+            errln!("{e}");
+            None
+        }
+    });
     let (explainer, series) = live.into_parts();
     let end_unix = unix_now();
     take_series(&mut reports, series, &shared);
@@ -197,6 +225,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         unix_times: (start_unix, end_unix),
         profile: profile.as_ref(),
         explained: explained.as_ref(),
+        timerlat: timerlat.as_ref(),
     })
 }
 
@@ -294,7 +323,13 @@ fn measure<'a>(
             let tids: Vec<i32> = shared.live.iter().map(LiveStatus::tid).collect();
             // The sampler on the default CPUs no thread measures: off the isolated ones.
             let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
-            match Explainer::start(config, plan, &housekeeping, &tids, TracerUse::Start) {
+            // The timerlat tracer holds tracefs's current tracer: the sampler explains.
+            let tracer = if config.timerlat {
+                TracerUse::Skip("the timerlat tracer runs for --timerlat")
+            } else {
+                TracerUse::Start
+            };
+            match Explainer::start(config, plan, &housekeeping, &tids, tracer) {
                 Ok(started) => {
                     errln!("{}", started.started_line());
                     explainer = Some(started);

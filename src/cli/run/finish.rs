@@ -13,6 +13,7 @@ use rtlat_formats::schema::rtlat as schema;
 use super::live;
 use super::output::IoText;
 use super::output::{cyclictest as text, json as json_out};
+use super::timerlat::TimerlatFigures;
 use crate::cli::cyclic::explain::{self, Explained};
 use crate::cli::cyclic::options::{self, Plan, RunConfig, Unit};
 use rtlat::atomic_file::{write_atomically, write_atomically_with};
@@ -40,6 +41,8 @@ pub struct Finished<'a> {
     pub profile: Option<&'a schema::Profile>,
     /// `--explain`'s verdicts.
     pub explained: Option<&'a Explained>,
+    /// `--timerlat`'s figures.
+    pub timerlat: Option<&'a TimerlatFigures>,
 }
 
 /// Reports the run as its options ask; its exit status (1 above `--fail-above`, 4 when an
@@ -53,6 +56,7 @@ pub fn finish(run: &Finished<'_>) -> Result<ExitCode, String> {
         nanoseconds,
         as_cyclictest,
         explained,
+        timerlat,
         ..
     } = *run;
     let program = if as_cyclictest {
@@ -88,6 +92,9 @@ pub fn finish(run: &Finished<'_>) -> Result<ExitCode, String> {
     }
     if let Some(explained) = explained {
         out.push_str(&explain::text(explained, plan, nanoseconds));
+    }
+    if let Some(figures) = timerlat {
+        super::timerlat::text(&mut out, figures, plan, nanoseconds);
     }
     let lost: Vec<u64> = shared
         .rings
@@ -179,10 +186,27 @@ fn write_json(
         end_unix,
         return_code: i32::from(code),
         nanoseconds: run.nanoseconds,
-        config: config_json(run.config, run.plan, run.profile),
+        config: {
+            let mut config = config_json(run.config, run.plan, run.profile);
+            // The tracer's timer woke the threads.
+            if run
+                .timerlat
+                .is_some_and(|t| t.workload == rtlat_system::noise::timerlat::Workload::User)
+            {
+                config.timer = rtlat_linux::TimerKind::Timerlat.name().to_string();
+            }
+            config
+        },
         break_tid: (break_tid != 0).then_some(break_tid),
         lost_samples,
         numa_nodes: !run.config.smp,
+        timerlat: run.timerlat.map_or_else(Vec::new, |figures| {
+            run.plan
+                .threads
+                .iter()
+                .map(|t| super::timerlat::json(figures, t.cpu))
+                .collect()
+        }),
         explained: run.explained.map_or_else(Vec::new, |e| {
             e.threads
                 .iter()

@@ -11,4 +11,6 @@ pub mod output;
 pub mod prepare;
 // cyclictest's /dev/shm status file, which SIGUSR2 fills.
 pub mod snapshot;
+// --timerlat: the kernel's timerlat tracer beside (or waking) the measuring threads.
+pub mod timerlat;
 pub mod usage;

@@ -88,7 +88,12 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
              \x20     --explain-above=N  explain every latency above N (unit of -b); default -b's\n\
              \x20                        value, else each thread's p99.9 once known\n\
              \x20     --explain-nodes=N  keep the records of the worst N spikes per thread\n\
-             \x20                        (default 1024)\n",
+             \x20                        (default 1024)\n\
+             \x20     --timerlat         the kernel's timerlat tracer times each thread's CPU: its\n\
+             \x20                        timer IRQ (IRQ), the woken thread (Thd) and, where the\n\
+             \x20                        threads are its workload (timerlat_fd, Linux 6.5+), their\n\
+             \x20                        return from user space (Usr); after the results and in\n\
+             \x20                        --json (rtlat.timerlat). One thread per CPU, -d 0\n",
         );
         text.push_str(&format!(
             "\x20     --profile=NAME     a board's settings as defaults: one thread per board CPU\n\

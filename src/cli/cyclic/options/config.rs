@@ -93,6 +93,10 @@ pub struct RunConfig {
     /// `--explain`: a record of what happened on the CPU before each spike, and its likely
     /// causes (rtlat-system's noise sampler and spike watch).
     pub explain: bool,
+    /// `--timerlat`: the kernel's timerlat tracer runs on the measured CPUs and, where the
+    /// kernel lets it, wakes the measuring threads itself (`timerlat_fd`); each thread's IRQ
+    /// and thread latencies (and return from user space) are reported beside its own.
+    pub timerlat: bool,
     /// `--explain-above`: explain every latency above this (in `unit`); default `-b`'s value,
     /// else each thread's p99.9 once known.
     pub explain_above: Option<u64>,
@@ -161,6 +165,7 @@ impl Default for RunConfig {
             spike: None,
             spike_nodes: DEFAULT_SPIKE_NODES,
             explain: false,
+            timerlat: false,
             explain_above: None,
             explain_nodes: DEFAULT_SPIKE_NODES,
             deepest_idle_state: None,
@@ -221,6 +226,7 @@ pub fn timer_name(timer: TimerKind) -> &'static str {
         TimerKind::NanoSleep => "nanosleep",
         TimerKind::PosixTimer => "posix",
         TimerKind::TimerFd => "timerfd",
+        TimerKind::Timerlat => "timerlat",
     }
 }
 

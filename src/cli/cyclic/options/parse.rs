@@ -271,7 +271,8 @@ fn take(
         | Opt::Backend
         | Opt::Explain
         | Opt::ExplainAbove
-        | Opt::ExplainNodes => take_own(config, seen, id, value)?,
+        | Opt::ExplainNodes
+        | Opt::Timerlat => take_own(config, seen, id, value)?,
     }
     Ok(())
 }
@@ -298,6 +299,7 @@ fn take_own(
         Opt::ExplainAbove => {
             config.explain_above = Some(number(id, value, 1, MAX_THRESHOLD)?);
         }
+        Opt::Timerlat => config.timerlat = true,
         Opt::FailAbove => config.fail_above_us = Some(number(id, value, 0, MAX_THRESHOLD)?),
         Opt::Governor if !crate::cli::cpufreq::is_governor_name(value) => {
             return Err(invalid(id, value));

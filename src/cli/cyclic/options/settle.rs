@@ -74,6 +74,9 @@ pub(super) fn settle(config: &mut RunConfig, seen: &Seen, given: &Given) -> Resu
     if config.backend == Backend::Xenomai {
         xenomai_fits(config, timer_flags)?;
     }
+    if config.timerlat {
+        timerlat_fits(config, timer_flags, seen.timer.is_some())?;
+    }
     #[cfg(target_arch = "aarch64")]
     if config.clock == Clock::Cntvct && config.timer != TimerKind::Absolute {
         // Named as typed: -s, -x, -r, or --timer KIND.
@@ -238,6 +241,45 @@ fn xenomai_fits(config: &RunConfig, flags: [(bool, Opt); 3]) -> Result<(), Usage
         )),
         _ => Ok(()),
     }
+}
+
+/// `--timerlat`: the tracer's timer wakes the threads, on CLOCK_MONOTONIC, under Linux; a
+/// timer, a clock or a backend that says otherwise is refused, named as typed.
+fn timerlat_fits(
+    config: &RunConfig,
+    flags: [(bool, Opt); 3],
+    timer_given: bool,
+) -> Result<(), UsageError> {
+    let conflict = |with: String, reason: &str| UsageError::Conflict {
+        option: name(Opt::Timerlat),
+        with,
+        reason: reason.into(),
+    };
+    if let Some((_, flag)) = flags.into_iter().find(|(given, _)| *given) {
+        return Err(conflict(
+            name(flag),
+            "the timerlat tracer's timer wakes the threads; drop the timer option",
+        ));
+    }
+    if timer_given {
+        return Err(conflict(
+            format!("--timer {}", timer_name(config.timer)),
+            "the timerlat tracer's timer wakes the threads; drop the timer option",
+        ));
+    }
+    if config.clock != Clock::Monotonic {
+        return Err(conflict(
+            "-c/--clock".into(),
+            "the timerlat tracer's timer runs on CLOCK_MONOTONIC; drop -c or use -c 0",
+        ));
+    }
+    if config.backend != Backend::Linux {
+        return Err(conflict(
+            "--backend".into(),
+            "the timerlat tracer is Linux's: use --backend linux",
+        ));
+    }
+    Ok(())
 }
 
 /// `-r`, `-s`, `-x` and `--timer` into one timer, refusing contradictions.

@@ -68,6 +68,8 @@ pub(super) enum Opt {
     ExplainAbove,
     /// `--explain-nodes`: how many spike records `--explain` keeps per thread.
     ExplainNodes,
+    /// `--timerlat`: the kernel's timerlat tracer times the measuring threads.
+    Timerlat,
 }
 
 const fn spec(
@@ -175,6 +177,7 @@ pub(super) const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Explain, None, "explain", No, false),
     spec(Opt::ExplainAbove, None, "explain-above", Required, false),
     spec(Opt::ExplainNodes, None, "explain-nodes", Required, false),
+    spec(Opt::Timerlat, None, "timerlat", No, false),
 ];
 
 /// The option table as a name reads it: under the name cyclictest, `-n`/`--nanosleep` (gone
@@ -269,7 +272,8 @@ pub(super) fn expected(id: Opt) -> String {
         | Opt::Nanosleep
         | Opt::Help
         | Opt::PosixTimers
-        | Opt::Explain => "no value".into(),
+        | Opt::Explain
+        | Opt::Timerlat => "no value".into(),
     }
 }
 

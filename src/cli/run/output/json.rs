@@ -6,11 +6,12 @@
 use rtlat_formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
 use rtlat_formats::schema::rtlat::{
     DeadlineTranslation, Explain, RunConfig, RunExtra, Second, Seconds, Spike, ThreadExtra,
+    Timerlat,
 };
 use rtlat_formats::schema::{Count, Entries, Field};
 use serde_json::{Number, Value};
 
-use rtlat_engine::run::{RUN_LAYOUT, ThreadReport};
+use rtlat_engine::run::{RUN_LAYOUT, RunHistogram, ThreadReport};
 use rtlat_engine::seconds::SecondsSeries;
 
 /// The rt-tests release whose JSON layout this reproduces.
@@ -40,6 +41,8 @@ pub struct RunFacts {
     pub numa_nodes: bool,
     /// `--explain`: each thread's `explain` object and `spikes` (empty without it).
     pub explained: Vec<(Explain, Vec<Field<Spike>>)>,
+    /// `--timerlat`: each thread's `timerlat` object (empty without it).
+    pub timerlat: Vec<Timerlat>,
 }
 
 /// The whole document, laid out exactly as cyclictest writes it (two-space indents, `avg`
@@ -78,6 +81,9 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
                     if let Some((explain, spikes)) = facts.explained.get(t.index) {
                         extra.explain = explain.clone().into();
                         extra.spikes = spikes.clone().into();
+                    }
+                    if let Some(timerlat) = facts.timerlat.get(t.index) {
+                        extra.timerlat = timerlat.clone().into();
                     }
                     extra.into()
                 },
@@ -137,22 +143,28 @@ fn numa_node(cpu: usize) -> i64 {
         .unwrap_or(-1)
 }
 
+/// `p50` … `p99.99` of a run histogram (each `null` without one, or without values).
+pub fn percentiles(h: Option<&RunHistogram>) -> Entries<Option<i64>> {
+    Entries(
+        [
+            ("p50", 50.0),
+            ("p90", 90.0),
+            ("p99", 99.0),
+            ("p99.9", 99.9),
+            ("p99.99", 99.99),
+        ]
+        .into_iter()
+        .map(|(name, p)| (name.to_string(), h.and_then(|h| h.percentile(p))))
+        .collect(),
+    )
+}
+
 /// rtlat's per-thread object: everything in ns, exact where the summary is exact.
 fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
     let s = t.summary();
     // Kept by every run that writes JSON (`kept_histogram`); without it the figures it alone
     // gives are null, never made up.
     let h = t.histogram.as_deref();
-    let percentiles = [
-        ("p50", 50.0),
-        ("p90", 90.0),
-        ("p99", 99.0),
-        ("p99.9", 99.9),
-        ("p99.99", 99.99),
-    ]
-    .into_iter()
-    .map(|(name, p)| (name.to_string(), h.and_then(|h| h.percentile(p))))
-    .collect();
     ThreadExtra {
         unit: "ns".to_string().into(),
         tid: i64::from(t.tid).into(),
@@ -165,7 +177,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         stddev: h.and_then(|h| h.std_dev()).into(),
         overruns: Some(Count(t.overruns)).into(),
         max_cycle: t.max_at.map(|(_, cycle)| cycle).into(),
-        percentiles: Entries(percentiles).into(),
+        percentiles: percentiles(h).into(),
         percentile_relative_error: RUN_LAYOUT.relative_error().into(),
         minor_page_faults_while_measuring: t.minor_faults.into(),
         allocations_while_measuring: t.allocations.into(),
@@ -193,6 +205,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         xenomai_overruns: t.reported_overruns.map_or(Field::Absent, Field::from),
         explain: Field::Absent,
         spikes: Field::Absent,
+        timerlat: Field::Absent,
     }
 }
 

@@ -14,6 +14,7 @@
 #  rtla.*       rtla timerlat beside rtlat run on the isolated CPU
 #  beside.*     --explain while rtla timerlat runs in an instance of its own
 #  hwnoise.*    rtlat hwnoise with the hwlat tracer on CPU 1, tracefs before and after
+#  timerlat.*   rtlat run --timerlat on CPU 1 (alone, then with the hog), tracefs before and after
 
 ip link set lo up
 emit_text rt.isolated "$(cat /sys/devices/system/cpu/isolated)"
@@ -157,3 +158,24 @@ emit hwnoise.before /tmp/hwnoise.before
 emit hwnoise.after /tmp/hwnoise.after
 keep hwnoise.json /tmp/hwnoise.json
 keep hwnoise.report /tmp/hwnoise.report
+
+# 9. rtlat run --timerlat on CPU 1: the timerlat tracer wakes rtlat's thread where the kernel
+# has timerlat_fd (6.12), its own timerlat/1 thread beside rtlat's on 6.1; the settings it
+# changes, before and after (all put back). Then the same with the hog on CPU 1 for a second:
+# the delay is the thread's, not the timer IRQ's.
+timerlat_settings() {
+  for f in current_tracer tracing_on osnoise/cpus osnoise/options osnoise/timerlat_period_us \
+    osnoise/stop_tracing_us osnoise/stop_tracing_total_us; do
+    [ -e "/sys/kernel/tracing/$f" ] && echo "$f: $(cat "/sys/kernel/tracing/$f")"
+  done
+}
+timerlat_settings >/tmp/timerlat.before
+run timerlat 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 3 -q --timerlat --json /tmp/timerlat.json
+timerlat_settings >/tmp/timerlat.after
+emit timerlat.before /tmp/timerlat.before
+emit timerlat.after /tmp/timerlat.after
+keep timerlat.json /tmp/timerlat.json
+hog 2 1
+run timerlat.hog 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 4 -q --timerlat --json /tmp/timerlat.hog.json
+wait
+keep timerlat.hog.json /tmp/timerlat.hog.json
