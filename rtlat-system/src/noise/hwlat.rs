@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
 
-use super::tracer::{Change, Changes, MAX_TRACE, TracerError, read_bounded, read_setting};
+use super::tracer::{Change, Changes, MAX_TRACE, Planner, TracerError, read_bounded, read_setting};
 
 /// Where the tracer is, or why it cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +72,6 @@ pub struct HwlatSettings {
 /// The hwlat tracer running; dropping it puts every setting back.
 #[derive(Debug)]
 pub struct HwlatTrace {
-    tracefs: PathBuf,
     changes: Changes,
 }
 
@@ -83,67 +82,36 @@ impl HwlatTrace {
     /// tracing started. Settings that hold their value already are left out. Refuses a
     /// tracefs where a tracer other than `nop` runs.
     pub fn plan(tracefs: &Path, settings: &HwlatSettings) -> Result<Vec<Change>, TracerError> {
-        let current_path = tracefs.join("current_tracer");
-        let current = read_setting(&current_path)?;
-        if current != "nop" {
-            return Err(TracerError::Busy {
-                path: current_path,
-                current,
-            });
-        }
-        let read = |file: &str| read_setting(&tracefs.join(file));
-        let mut plan = Vec::new();
-        let mut step = |file: &str, was: String, set: String| {
-            if was != set {
-                plan.push(Change {
-                    path: tracefs.join(file),
-                    was,
-                    set,
-                });
-            }
-        };
-        step("tracing_on", read("tracing_on")?, "0".into());
-        step(
-            "tracing_thresh",
-            read("tracing_thresh")?,
-            settings.threshold_us.to_string(),
-        );
-        let window = read("hwlat_detector/window")?;
-        let width = read("hwlat_detector/width")?;
+        let mut plan = Planner::new(tracefs)?;
+        plan.set("tracing_thresh", settings.threshold_us.to_string())?;
+        let window = plan.read("hwlat_detector/window")?;
+        let width = plan.read("hwlat_detector/width")?;
         let window_now = window.parse::<u64>().unwrap_or(u64::MAX);
+        let (window_set, width_set) = (
+            settings.window_us.to_string(),
+            settings.width_us.to_string(),
+        );
         // The kernel refuses a width above the window and a window below the width: widen
         // the window first when the new width would not fit the window of now.
         if settings.width_us > window_now {
-            step(
-                "hwlat_detector/window",
-                window,
-                settings.window_us.to_string(),
-            );
-            step("hwlat_detector/width", width, settings.width_us.to_string());
+            plan.step("hwlat_detector/window", window, window_set);
+            plan.step("hwlat_detector/width", width, width_set);
         } else {
-            step("hwlat_detector/width", width, settings.width_us.to_string());
-            step(
-                "hwlat_detector/window",
-                window,
-                settings.window_us.to_string(),
-            );
+            plan.step("hwlat_detector/width", width, width_set);
+            plan.step("hwlat_detector/window", window, window_set);
         }
         if let Some(cpus) = &settings.cpus {
-            step("tracing_cpumask", read("tracing_cpumask")?, cpu_mask(cpus));
+            plan.set("tracing_cpumask", cpu_mask(cpus))?;
         }
-        step("current_tracer", current, "hwlat".into());
-        step("tracing_on", "0".into(), "1".into());
-        Ok(plan)
+        Ok(plan.start("hwlat"))
     }
 
     /// Starts the tracer in `tracefs` (from [`probe`]) with `settings`: the changes of
     /// [`HwlatTrace::plan`], each recorded as it is made; on an error, those made are put
     /// back.
     pub fn start(tracefs: &Path, settings: &HwlatSettings) -> Result<HwlatTrace, TracerError> {
-        let changes = Changes::apply(HwlatTrace::plan(tracefs, settings)?)?;
         Ok(HwlatTrace {
-            tracefs: tracefs.to_path_buf(),
-            changes,
+            changes: Changes::apply(tracefs, HwlatTrace::plan(tracefs, settings)?)?,
         })
     }
 
@@ -155,7 +123,7 @@ impl HwlatTrace {
     /// The samples recorded so far ([`parse`] of `trace`).
     pub fn samples(&self) -> Result<Vec<HwlatSample>, TracerError> {
         Ok(parse(&read_bounded(
-            &self.tracefs.join("trace"),
+            &self.changes.tracefs().join("trace"),
             MAX_TRACE,
         )?))
     }

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
 
-use super::tracer::{Change, Changes, TracerError, osnoise_in_an_instance, read_setting};
+use super::tracer::{Change, Changes, Planner, TracerError, read_setting};
 
 /// Who the tracer wakes each period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +115,6 @@ pub struct TimerlatSettings {
 /// The timerlat tracer running; dropping it puts every setting back.
 #[derive(Debug)]
 pub struct TimerlatTrace {
-    tracefs: PathBuf,
     changes: Changes,
 }
 
@@ -132,68 +131,27 @@ impl TimerlatTrace {
         if settings.cpus.is_empty() {
             return Err(TracerError::NoCpus);
         }
-        let current_path = tracefs.join("current_tracer");
-        let current = read_setting(&current_path)?;
-        if current != "nop" {
-            return Err(TracerError::Busy {
-                path: current_path,
-                current,
-            });
-        }
-        if let Some((path, current)) = osnoise_in_an_instance(tracefs) {
-            return Err(TracerError::InstanceBusy { path, current });
-        }
-        let read = |file: &str| read_setting(&tracefs.join(file));
-        let mut plan = Vec::new();
-        let mut step = |file: &str, was: String, set: String| {
-            if was != set {
-                plan.push(Change {
-                    path: tracefs.join(file),
-                    was,
-                    set,
-                });
-            }
-        };
-        step("tracing_on", read("tracing_on")?, "0".into());
-        step(
-            "osnoise/cpus",
-            read("osnoise/cpus")?,
-            settings.cpus.to_string(),
-        );
-        step(
-            "osnoise/timerlat_period_us",
-            read("osnoise/timerlat_period_us")?,
-            settings.period_us.to_string(),
-        );
-        step(
-            "osnoise/stop_tracing_us",
-            read("osnoise/stop_tracing_us")?,
-            "0".into(),
-        );
-        step(
-            "osnoise/stop_tracing_total_us",
-            read("osnoise/stop_tracing_total_us")?,
-            "0".into(),
-        );
-        let options = read("osnoise/options").unwrap_or_default();
+        let mut plan = Planner::new(tracefs)?;
+        plan.refuse_osnoise_instances()?;
+        plan.set("osnoise/cpus", settings.cpus.to_string())?;
+        plan.set("osnoise/timerlat_period_us", settings.period_us.to_string())?;
+        plan.set("osnoise/stop_tracing_us", "0")?;
+        plan.set("osnoise/stop_tracing_total_us", "0")?;
+        let options = plan.read("osnoise/options").unwrap_or_default();
         let workload = options
             .split_whitespace()
             .find(|o| *o == "OSNOISE_WORKLOAD" || *o == "NO_OSNOISE_WORKLOAD");
         match (workload, settings.workload) {
-            (Some(was), Workload::User) => step(
-                "osnoise/options",
-                was.to_owned(),
-                "NO_OSNOISE_WORKLOAD".into(),
-            ),
+            (Some(was), Workload::User) => {
+                plan.step("osnoise/options", was.to_owned(), "NO_OSNOISE_WORKLOAD")
+            }
             (Some(was), Workload::Kernel) => {
-                step("osnoise/options", was.to_owned(), "OSNOISE_WORKLOAD".into())
+                plan.step("osnoise/options", was.to_owned(), "OSNOISE_WORKLOAD")
             }
             (None, Workload::User) => return Err(TracerError::NoWorkloadOption),
             (None, Workload::Kernel) => {}
         }
-        step("current_tracer", current, "timerlat".into());
-        step("tracing_on", "0".into(), "1".into());
-        Ok(plan)
+        Ok(plan.start("timerlat"))
     }
 
     /// Starts the tracer: the changes of [`TimerlatTrace::plan`], in order, each recorded as
@@ -202,10 +160,8 @@ impl TimerlatTrace {
         tracefs: &Path,
         settings: &TimerlatSettings,
     ) -> Result<TimerlatTrace, TracerError> {
-        let changes = Changes::apply(TimerlatTrace::plan(tracefs, settings)?)?;
         Ok(TimerlatTrace {
-            tracefs: tracefs.to_path_buf(),
-            changes,
+            changes: Changes::apply(tracefs, TimerlatTrace::plan(tracefs, settings)?)?,
         })
     }
 
@@ -216,12 +172,12 @@ impl TimerlatTrace {
 
     /// The tracefs directory.
     pub fn tracefs(&self) -> &Path {
-        &self.tracefs
+        self.changes.tracefs()
     }
 
     /// Opens the trace's consuming reader ([`TimerlatPipe`]).
     pub fn pipe(&self) -> Result<TimerlatPipe, TracerError> {
-        TimerlatPipe::open(&self.tracefs.join("trace_pipe"))
+        TimerlatPipe::open(&self.tracefs().join("trace_pipe"))
     }
 
     /// Puts every changed setting back, in reverse order; all are tried.

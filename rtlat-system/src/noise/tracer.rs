@@ -237,17 +237,19 @@ impl fmt::Display for Change {
 /// Settings changed in tracefs, in the order they were made; dropping them (or
 /// [`Changes::restore`]) writes each one back, in reverse order. What the osnoise, hwlat and
 /// timerlat paths all hold while their tracer runs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Changes {
+    tracefs: PathBuf,
     made: Vec<Change>,
 }
 
 impl Changes {
-    /// Makes the changes of `plan`, in order, each recorded as it is made; on an error, those
+    /// Makes the changes of `plan` in the tracefs directory `tracefs`, in order, each recorded as it is made; on an error, those
     /// already made are put back (the error returned is the write's).
-    pub fn apply(plan: Vec<Change>) -> Result<Changes, TracerError> {
+    pub fn apply(tracefs: &Path, plan: Vec<Change>) -> Result<Changes, TracerError> {
         // Built first: if a step fails, dropping it puts back the steps before.
         let mut changes = Changes {
+            tracefs: tracefs.to_path_buf(),
             made: Vec::with_capacity(plan.len()),
         };
         for change in plan {
@@ -260,6 +262,11 @@ impl Changes {
     /// The changes made, in order.
     pub fn as_slice(&self) -> &[Change] {
         &self.made
+    }
+
+    /// The tracefs directory they were made in.
+    pub fn tracefs(&self) -> &Path {
+        &self.tracefs
     }
 
     /// Puts every change back, in reverse order; all are tried, the failures named together.
@@ -286,10 +293,78 @@ impl Drop for Changes {
     }
 }
 
+/// The changes that start a tracer, planned against tracefs as it is: what the osnoise, hwlat
+/// and timerlat paths share. [`Planner::new`] refuses a tracefs where a tracer other than `nop`
+/// runs and plans tracing stopped first; [`Planner::start`] ends with `current_tracer` set
+/// and tracing started. A setting that already holds its value is left out.
+pub(crate) struct Planner<'a> {
+    tracefs: &'a Path,
+    plan: Vec<Change>,
+}
+
+impl<'a> Planner<'a> {
+    /// A plan in `tracefs`: refused where a tracer runs already; tracing stopped first.
+    pub(crate) fn new(tracefs: &'a Path) -> Result<Planner<'a>, TracerError> {
+        let current_path = tracefs.join("current_tracer");
+        let current = read_setting(&current_path)?;
+        if current != "nop" {
+            return Err(TracerError::Busy {
+                path: current_path,
+                current,
+            });
+        }
+        let mut planner = Planner {
+            tracefs,
+            plan: Vec::new(),
+        };
+        planner.set("tracing_on", "0")?;
+        Ok(planner)
+    }
+
+    /// Refuses a tracefs where an instance runs a tracer of the osnoise family (its settings,
+    /// `osnoise/*`, are every instance's).
+    pub(crate) fn refuse_osnoise_instances(&self) -> Result<(), TracerError> {
+        match osnoise_in_an_instance(self.tracefs) {
+            Some((path, current)) => Err(TracerError::InstanceBusy { path, current }),
+            None => Ok(()),
+        }
+    }
+
+    /// The setting `file` holds now.
+    pub(crate) fn read(&self, file: &str) -> Result<String, TracerError> {
+        read_setting(&self.tracefs.join(file))
+    }
+
+    /// Plans `file` from `was` to `set` (nothing if they are the same).
+    pub(crate) fn step(&mut self, file: &str, was: String, set: impl Into<String>) {
+        let set = set.into();
+        if was != set {
+            self.plan.push(Change {
+                path: self.tracefs.join(file),
+                was,
+                set,
+            });
+        }
+    }
+
+    /// Plans `file` from what it holds now to `set`.
+    pub(crate) fn set(&mut self, file: &str, set: impl Into<String>) -> Result<(), TracerError> {
+        let was = self.read(file)?;
+        self.step(file, was, set);
+        Ok(())
+    }
+
+    /// The plan, ended with `current_tracer` = `tracer` and tracing started.
+    pub(crate) fn start(mut self, tracer: &str) -> Vec<Change> {
+        self.step("current_tracer", "nop".into(), tracer);
+        self.step("tracing_on", "0".into(), "1");
+        self.plan
+    }
+}
+
 /// The osnoise tracer running on the measured CPUs; dropping it restores every setting.
 #[derive(Debug)]
 pub struct NoiseTrace {
-    tracefs: PathBuf,
     changes: Changes,
 }
 
@@ -306,17 +381,8 @@ impl NoiseTrace {
             return Err(TracerError::NoCpus);
         }
         check(tracefs)?;
-        let current_path = tracefs.join("current_tracer");
-        let current = read_setting(&current_path)?;
-        if current != "nop" {
-            return Err(TracerError::Busy {
-                path: current_path,
-                current,
-            });
-        }
-        if let Some((path, current)) = osnoise_in_an_instance(tracefs) {
-            return Err(TracerError::InstanceBusy { path, current });
-        }
+        let mut plan = Planner::new(tracefs)?;
+        plan.refuse_osnoise_instances()?;
         let clock_path = tracefs.join("trace_clock");
         let clocks = read_setting(&clock_path)?;
         if !clocks
@@ -334,46 +400,21 @@ impl NoiseTrace {
         let workload = workload_option(&options)
             .ok_or(TracerError::NoWorkloadOption)?
             .to_owned();
-
-        let mut plan = Vec::new();
-        let mut step = |file: &str, was: String, set: &str| {
-            if was != set {
-                plan.push(Change {
-                    path: tracefs.join(file),
-                    was,
-                    set: set.to_owned(),
-                });
-            }
-        };
-        step(
-            "tracing_on",
-            read_setting(&tracefs.join("tracing_on"))?,
-            "0",
-        );
-        step("trace_clock", clock, "mono");
-        step(
-            "osnoise/cpus",
-            read_setting(&tracefs.join("osnoise/cpus"))?,
-            &cpus.to_string(),
-        );
-        step("osnoise/options", workload, "NO_OSNOISE_WORKLOAD");
+        plan.step("trace_clock", clock, "mono");
+        plan.set("osnoise/cpus", cpus.to_string())?;
+        plan.step("osnoise/options", workload, "NO_OSNOISE_WORKLOAD");
         for event in NOISE_EVENTS {
-            let file = format!("events/osnoise/{event}/enable");
-            step(&file, read_setting(&tracefs.join(&file))?, "1");
+            plan.set(&format!("events/osnoise/{event}/enable"), "1")?;
         }
-        step("current_tracer", current, "osnoise");
-        step("tracing_on", "0".to_owned(), "1");
-        Ok(plan)
+        Ok(plan.start("osnoise"))
     }
 
     /// Starts the osnoise tracer on `cpus` in the tracefs directory `tracefs` (from
     /// [`probe`]): makes the changes of [`NoiseTrace::plan`], in order, each recorded as it
     /// is made ([`NoiseTrace::changes`]). On an error, what was already changed is put back.
     pub fn start(tracefs: &Path, cpus: &CpuSet) -> Result<NoiseTrace, TracerError> {
-        let changes = Changes::apply(NoiseTrace::plan(tracefs, cpus)?)?;
         Ok(NoiseTrace {
-            tracefs: tracefs.to_path_buf(),
-            changes,
+            changes: Changes::apply(tracefs, NoiseTrace::plan(tracefs, cpus)?)?,
         })
     }
 
@@ -384,18 +425,18 @@ impl NoiseTrace {
 
     /// The tracefs directory.
     pub fn tracefs(&self) -> &Path {
-        &self.tracefs
+        self.changes.tracefs()
     }
 
     /// Stops recording (`tracing_on` = 0) and keeps what was recorded: what a break (`-b`)
     /// does before the trace is saved. `tracing_on` is put back by [`NoiseTrace::stop`].
     pub fn pause(&self) -> Result<(), TracerError> {
-        write_setting(&self.tracefs.join("tracing_on"), "0")
+        write_setting(&self.tracefs().join("tracing_on"), "0")
     }
 
     /// The trace text (`trace`), at most [`MAX_TRACE`] bytes.
     pub fn read(&self) -> Result<String, TracerError> {
-        read_bounded(&self.tracefs.join("trace"), MAX_TRACE)
+        read_bounded(&self.tracefs().join("trace"), MAX_TRACE)
     }
 
     /// The noise events recorded so far ([`parse`] of [`NoiseTrace::read`]).
@@ -413,7 +454,7 @@ impl NoiseTrace {
 /// The first tracefs instance (`instances/NAME/`) whose current tracer is of the osnoise
 /// family (`osnoise`, `timerlat`: `rtla` runs them in instances of its own), with that
 /// tracer; instances that cannot be read are passed over.
-pub(crate) fn osnoise_in_an_instance(tracefs: &Path) -> Option<(PathBuf, String)> {
+fn osnoise_in_an_instance(tracefs: &Path) -> Option<(PathBuf, String)> {
     let mut instances: Vec<PathBuf> = std::fs::read_dir(tracefs.join("instances"))
         .ok()?
         .flatten()
