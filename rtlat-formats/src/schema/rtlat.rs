@@ -111,6 +111,57 @@ pub struct Timerlat {
     /// Events the kernel's ring buffer dropped on this CPU before they were read.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub lost_events: Field<u64>,
+    /// With `--explain`: the worst wake-ups by thread latency, each in parts that add up to
+    /// it, worst first.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub spikes: Field<Vec<Field<TimerlatSpike>>>,
+}
+
+/// One wake-up of the timerlat tracer in parts (`rtlat run --timerlat --explain`), ns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TimerlatSpike {
+    /// The tracer's period count on the CPU.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub seq: Field<u64>,
+    /// The thread latency: the whole the parts add up to.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub thread: Field<u64>,
+    /// The IRQ latency.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub irq: Field<u64>,
+    /// The return from user space (user workload), when the trace had it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub user: Field<Option<u64>>,
+    /// The parts.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub parts: Field<Vec<Field<TimerlatSpikePart>>>,
+}
+
+/// A part of a wake-up's thread latency.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TimerlatSpikePart {
+    /// `irq_delay`, `irq_latency`, `blocking_thread`, `nmi_interference`,
+    /// `irq_interference`, `softirq_interference`, `thread_interference` or
+    /// `irq_duration_and_switch`.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub part: Field<String>,
+    /// The IRQ, softirq or thread (`comm:pid`) as the trace names it (empty otherwise).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub name: Field<String>,
+    /// How much, ns.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub ns: Field<u64>,
+    /// Its share of the thread latency, %.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub percent: Field<f64>,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub remedy: Field<String>,
+    /// The `rtlat audit` check that covers it, if one does.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub audit: Field<Option<String>>,
 }
 
 /// One part of the timerlat figures, ns.
@@ -392,7 +443,9 @@ objects!(
     SpikeCause,
     DeadlineTranslation,
     Timerlat,
-    TimerlatPart
+    TimerlatPart,
+    TimerlatSpike,
+    TimerlatSpikePart
 );
 
 /// The run's configuration as rtlat resolved it: the run object's `config` (written from

@@ -69,6 +69,7 @@
 //! machine's kernel has no osnoise tracer: that path is tested against a constructed tracefs
 //! tree only (rtlat-system `tests/tracer.rs`).
 
+pub mod breakdown;
 pub mod counters;
 pub mod hwlat;
 pub mod interval;

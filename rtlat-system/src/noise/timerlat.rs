@@ -37,7 +37,10 @@ use std::path::{Path, PathBuf};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
 
-use super::tracer::{Change, Changes, Planner, TracerError, read_setting};
+use super::tracer::{
+    Change, Changes, NOISE_EVENTS, NoiseEvent, Planner, TracerError, noise_line, read_setting,
+    seconds_ns,
+};
 
 /// Who the tracer wakes each period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +113,9 @@ pub struct TimerlatSettings {
     pub period_us: u64,
     /// Who the tracer wakes.
     pub workload: Workload,
+    /// Also the osnoise family's noise events (`irq_noise`, `softirq_noise`, `thread_noise`,
+    /// `nmi_noise`) on those CPUs, for the breakdown of a wake-up into its parts.
+    pub noise_events: bool,
 }
 
 /// The timerlat tracer running; dropping it puts every setting back.
@@ -150,6 +156,11 @@ impl TimerlatTrace {
             }
             (None, Workload::User) => return Err(TracerError::NoWorkloadOption),
             (None, Workload::Kernel) => {}
+        }
+        if settings.noise_events {
+            for event in NOISE_EVENTS {
+                plan.set(&format!("events/osnoise/{event}/enable"), "1")?;
+            }
         }
         Ok(plan.start("timerlat"))
     }
@@ -199,12 +210,14 @@ pub enum Context {
 }
 
 /// One line of the timerlat trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TimerlatLine {
     /// A sample: its CPU, the period's sequence number, the context and the latency (ns).
     Sample {
         /// The CPU (the line's `[NNN]`).
         cpu: usize,
+        /// When it was recorded (the line's timestamp, µs resolution), ns on the trace clock.
+        stamp_ns: u64,
         /// The tracer's period count on that CPU (`#N`).
         seq: u64,
         /// Which part.
@@ -212,6 +225,8 @@ pub enum TimerlatLine {
         /// The latency, ns.
         latency_ns: u64,
     },
+    /// A noise event of the osnoise family (with [`TimerlatSettings::noise_events`]).
+    Noise(NoiseEvent),
     /// The ring buffer of `cpu` overwrote `events` events the reader had not read
     /// (`CPU:N [LOST M EVENTS]`).
     Lost {
@@ -239,13 +254,18 @@ pub fn parse_line(line: &str) -> Option<TimerlatLine> {
             events,
         });
     }
+    if let Some(event) = noise_line(line) {
+        return Some(TimerlatLine::Noise(event));
+    }
     let at = line.find(" context ")?;
     let cpu = {
         let open = line[..at].find(" [")? + 2;
         let close = open + line[open..at].find(']')?;
         line[open..close].trim().parse().ok()?
     };
-    let seq = line[..at].rsplit_once('#')?.1.trim().parse().ok()?;
+    let (head, seq) = line[..at].rsplit_once('#')?;
+    let seq = seq.trim().parse().ok()?;
+    let stamp_ns = seconds_ns(head.trim_end().strip_suffix(':')?.rsplit(' ').next()?, 6)?;
     let mut words = line[at..].split_whitespace();
     if words.next()? != "context" {
         return None;
@@ -262,6 +282,7 @@ pub fn parse_line(line: &str) -> Option<TimerlatLine> {
     let latency_ns = words.next()?.parse().ok()?;
     (words.next()? == "ns").then_some(TimerlatLine::Sample {
         cpu,
+        stamp_ns,
         seq,
         context,
         latency_ns,
@@ -365,18 +386,21 @@ CPU:1 [LOST 17 EVENTS]
             [
                 TimerlatLine::Sample {
                     cpu: 1,
+                    stamp_ns: 186_574_473_000,
                     seq: 1,
                     context: Context::Irq,
                     latency_ns: 2870
                 },
                 TimerlatLine::Sample {
                     cpu: 1,
+                    stamp_ns: 186_574_521_000,
                     seq: 1,
                     context: Context::Thread,
                     latency_ns: 50870
                 },
                 TimerlatLine::Sample {
                     cpu: 1,
+                    stamp_ns: 186_575_533_000,
                     seq: 2,
                     context: Context::User,
                     latency_ns: 62011
@@ -388,6 +412,7 @@ CPU:1 [LOST 17 EVENTS]
             parse_line(LINE_61),
             Some(TimerlatLine::Sample {
                 cpu: 1,
+                stamp_ns: 41_284_119_000,
                 seq: 1041,
                 context: Context::Thread,
                 latency_ns: 14208

@@ -615,6 +615,24 @@ pub fn parse(trace: &str) -> Events {
     out
 }
 
+/// One noise event line read on its own, as a reader of `trace_pipe` meets it: its span is
+/// taken to end at the line's timestamp (the tracer records the event when the noise ends)
+/// and to start `duration` before, on the trace clock; the `start` field (the tracer's local
+/// clock) is not used. `None` for any other line.
+pub fn noise_line(line: &str) -> Option<NoiseEvent> {
+    let (kind, at) = find_event(line)?;
+    let raw = parse_line(line, kind, at)?;
+    Some(NoiseEvent {
+        cpu: raw.cpu,
+        kind: raw.kind,
+        name: raw.name.to_owned(),
+        pid: raw.pid,
+        start_ns: raw.stamp_ns.saturating_sub(raw.duration_ns),
+        duration_ns: raw.duration_ns,
+        end_ns: raw.stamp_ns,
+    })
+}
+
 /// How near an event the clocks' offset is looked for: the scheduler clock and
 /// `CLOCK_MONOTONIC` drift apart by NTP's correction of the oscillator (tens of ppm), well
 /// under a µs in this time.
@@ -751,7 +769,7 @@ fn parse_line(line: &str, kind: NoiseKind, at: usize) -> Option<Raw<'_>> {
 }
 
 /// `633.807643658` (with `digits` digits after the point) in ns.
-fn seconds_ns(text: &str, digits: u32) -> Option<u64> {
+pub(crate) fn seconds_ns(text: &str, digits: u32) -> Option<u64> {
     let (seconds, fraction) = text.split_once('.')?;
     if fraction.len() != digits as usize
         || !fraction.bytes().all(|b| b.is_ascii_digit())

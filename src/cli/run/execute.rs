@@ -151,7 +151,9 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     let mut measure_plans = measure_plans(&config, &plan, policy);
     // --timerlat: the tracer starts before the threads (they open its files once pinned) and
     // every setting is put back when it ends or drops.
-    let timerlat_run = timerlat_plan.map(TimerlatRun::start).transpose()?;
+    let timerlat_run = timerlat_plan
+        .map(|plan| TimerlatRun::start(plan, config.explain))
+        .transpose()?;
     if timerlat_run
         .as_ref()
         .is_some_and(|run| run.workload() == Workload::User)

@@ -9,6 +9,9 @@
 //! ring buffer would fill in seconds), each sample recorded into its CPU's histograms; every
 //! tracefs change is printed before the run and put back at its end, however it ends.
 
+mod collect;
+mod output;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,15 +19,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rtlat_core::Summary;
-use rtlat_engine::run::{RunHistogram, new_run_histogram};
-use rtlat_formats::schema::rtlat as schema;
-use rtlat_formats::schema::{Count, Field};
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::noise::timerlat::{
-    Context, TimerlatLine, TimerlatPath, TimerlatSettings, TimerlatTrace, Workload, probe,
+    TimerlatPath, TimerlatSettings, TimerlatTrace, Workload, probe,
 };
-use serde_json::{Number, Value};
+
+pub use collect::{Collector, CpuFigures, Spike};
+pub use output::{json, text};
 
 use crate::cli::cyclic::options::Plan;
 
@@ -85,29 +86,6 @@ pub fn check(plan: &Plan) -> Result<TimerlatPlan, String> {
     }
 }
 
-/// One CPU's figures from the trace.
-pub struct CpuFigures {
-    /// The timer IRQ's latency.
-    pub irq: Box<RunHistogram>,
-    /// The woken thread's, in the kernel.
-    pub thread: Box<RunHistogram>,
-    /// The return from user space (user workload only).
-    pub user: Box<RunHistogram>,
-    /// Events the ring buffer dropped on this CPU.
-    pub lost: u64,
-}
-
-impl CpuFigures {
-    fn new() -> CpuFigures {
-        CpuFigures {
-            irq: new_run_histogram(),
-            thread: new_run_histogram(),
-            user: new_run_histogram(),
-            lost: 0,
-        }
-    }
-}
-
 /// The tracer's figures for the run.
 pub struct TimerlatFigures {
     /// Who the tracer woke.
@@ -131,7 +109,9 @@ impl TimerlatRun {
     /// Starts the tracer as [`check`] planned it and the thread that reads it; prints which
     /// workload it runs (and why, when not rtlat's threads) and each change made. Refused in
     /// one line where another trace runs.
-    pub fn start(plan: TimerlatPlan) -> Result<TimerlatRun, String> {
+    /// With `explain`, the osnoise family's noise events are traced too and the worst
+    /// wake-ups of each CPU kept in parts ([`Collector`]).
+    pub fn start(plan: TimerlatPlan, explain: bool) -> Result<TimerlatRun, String> {
         let TimerlatPlan {
             cpus,
             period_us,
@@ -143,6 +123,7 @@ impl TimerlatRun {
             cpus,
             period_us,
             workload,
+            noise_events: explain,
         };
         let trace =
             TimerlatTrace::start(&tracefs, &settings).map_err(|e| format!("--timerlat: {e}"))?;
@@ -164,32 +145,14 @@ impl TimerlatRun {
         let reader = std::thread::Builder::new()
             .name("rtlat-timerlat".into())
             .spawn(move || {
-                let mut cpus: BTreeMap<usize, CpuFigures> = BTreeMap::new();
+                let mut collector = Collector::new(explain);
                 loop {
                     // Read once more after the stop: what the last cycles left.
                     let last = stopped.load(Ordering::Acquire);
-                    pipe.drain(|line| match line {
-                        TimerlatLine::Sample {
-                            cpu,
-                            context,
-                            latency_ns,
-                            ..
-                        } => {
-                            let figures = cpus.entry(cpu).or_insert_with(CpuFigures::new);
-                            let part = match context {
-                                Context::Irq => &mut figures.irq,
-                                Context::Thread => &mut figures.thread,
-                                Context::User => &mut figures.user,
-                            };
-                            part.record(i64::try_from(latency_ns).unwrap_or(i64::MAX));
-                        }
-                        TimerlatLine::Lost { cpu, events } => {
-                            cpus.entry(cpu).or_insert_with(CpuFigures::new).lost += events;
-                        }
-                    })
-                    .map_err(|e| format!("--timerlat: {e}"))?;
+                    pipe.drain(|line| collector.line(line))
+                        .map_err(|e| format!("--timerlat: {e}"))?;
                     if last {
-                        return Ok(cpus);
+                        return Ok(collector.finish());
                     }
                     std::thread::sleep(READ_EVERY);
                 }
@@ -225,95 +188,6 @@ impl TimerlatRun {
             period_us: self.period_us,
             cpus,
         })
-    }
-}
-
-/// The word for a workload in the text and the JSON.
-fn workload_name(workload: Workload) -> &'static str {
-    match workload {
-        Workload::User => "user",
-        Workload::Kernel => "kernel",
-    }
-}
-
-/// The text after the run: per thread, each part's count, min, avg, max and p99 (µs, or ns
-/// with `-N`), cyclictest's way of truncating.
-pub fn text(out: &mut String, figures: &TimerlatFigures, plan: &Plan, nanoseconds: bool) {
-    use std::fmt::Write as _;
-    let unit = if nanoseconds { 1 } else { 1000 };
-    let _ = writeln!(
-        out,
-        "# timerlat: period {} us, workload {} ({})",
-        figures.period_us,
-        workload_name(figures.workload),
-        match figures.workload {
-            Workload::User => "IRQ, Thd and Usr are rtlat's own wake-ups",
-            Workload::Kernel => "the tracer's timerlat/N threads beside rtlat's",
-        }
-    );
-    for t in &plan.threads {
-        let Some(cpu) = figures.cpus.get(&t.cpu) else {
-            let _ = writeln!(out, "T:{:2} CPU:{:3} timerlat: no samples", t.index, t.cpu);
-            continue;
-        };
-        let mut parts = vec![("IRQ", &cpu.irq), ("Thd", &cpu.thread)];
-        if figures.workload == Workload::User {
-            parts.push(("Usr", &cpu.user));
-        }
-        for (name, h) in parts {
-            let s = h.summary();
-            let _ = writeln!(
-                out,
-                "T:{:2} CPU:{:3} {name} C:{:9} Min:{:7} Avg:{:7} Max:{:8} p99:{:8}",
-                t.index,
-                t.cpu,
-                s.count(),
-                s.min().map_or(0, |v| v / unit),
-                s.mean().map_or(0, |m| (m / unit as f64) as i64),
-                s.max().map_or(0, |v| v / unit),
-                h.percentile(99.0).map_or(0, |v| v / unit),
-            );
-        }
-        if cpu.lost > 0 {
-            let _ = writeln!(
-                out,
-                "T:{:2} CPU:{:3} timerlat: {} events lost by the ring buffer",
-                t.index, t.cpu, cpu.lost
-            );
-        }
-    }
-}
-
-/// A thread's `rtlat.timerlat` object; `None` for a CPU that was not traced.
-pub fn json(figures: &TimerlatFigures, cpu: usize) -> schema::Timerlat {
-    let found = figures.cpus.get(&cpu);
-    let part = |h: Option<&RunHistogram>| -> Field<schema::TimerlatPart> {
-        let empty = Summary::new();
-        let s = h.map_or(&empty, |h| h.summary());
-        schema::TimerlatPart {
-            samples: Count(s.count()).into(),
-            min: s.min().map(Number::from).into(),
-            max: s.max().map(Number::from).into(),
-            mean: s.mean().into(),
-            percentiles: super::output::json::percentiles(h).into(),
-            histogram: Field::from_value(
-                h.and_then(|h| serde_json::to_value(h).ok())
-                    .unwrap_or(Value::Null),
-            ),
-        }
-        .into()
-    };
-    schema::Timerlat {
-        workload: workload_name(figures.workload).to_string().into(),
-        cpu: (cpu as u64).into(),
-        period_us: figures.period_us.into(),
-        irq: part(found.map(|f| &*f.irq)),
-        thread: part(found.map(|f| &*f.thread)),
-        user: match figures.workload {
-            Workload::User => part(found.map(|f| &*f.user)),
-            Workload::Kernel => Field::Absent,
-        },
-        lost_events: found.map_or(0, |f| f.lost).into(),
     }
 }
 
