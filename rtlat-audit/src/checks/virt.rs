@@ -61,7 +61,7 @@ fn host_remedy(guest: &Guest) -> String {
     if guest.is_kvm() {
         remedy.push_str("; keep halt polling enabled on the host (/sys/module/kvm/parameters/halt_poll_ns, 200000 ns by default, 0 is off: a vCPU woken within that time after it halts is woken from a poll, not by the host scheduler)");
     }
-    remedy.push_str("; give the guest no more vCPUs than host CPUs reserved for it (no overcommit); then measure in the guest with rtlat run and check that the steal time stays still");
+    remedy.push_str("; give the guest no more vCPUs than host CPUs reserved for it (no overcommit); then measure in the guest with rtlat run and check that the steal time stays still; the time the host and its hypervisor take from a vCPU, which no setting in the guest removes, is what rtlat hwnoise measures");
     remedy
 }
 

@@ -296,7 +296,7 @@ pub fn text(explained: &Explained, plan: &Plan, nanoseconds: bool) -> String {
                 spike.cycle,
                 if spike.max { " (max)" } else { "" }
             );
-            verdict::lines(&mut out, &spike.verdict);
+            verdict::lines(&mut out, &spike.verdict, spike.cpu);
         }
     }
     out

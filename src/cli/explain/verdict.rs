@@ -10,15 +10,20 @@ use rtlat_formats::schema::rtlat::{Explain, Spike, SpikeCause};
 use rtlat_system::noise::{SpikeRecord, Verdict};
 use serde_json::Number;
 
-/// A verdict's lines under its spike: `#   1. <cause>` each, most likely first; `#   no cause
-/// found`; or `#   no verdict: <why>`.
-pub fn lines(out: &mut String, verdict: &Verdict) {
+/// A verdict's lines under its spike (on `cpu`, when known): `#   1. <cause>` each, most
+/// likely first; `#   no cause found`, with where to look next (time Linux does not see:
+/// `rtlat hwnoise`); or `#   no verdict: <why>`.
+pub fn lines(out: &mut String, verdict: &Verdict, cpu: Option<usize>) {
     match verdict {
         Verdict::Unexplained(why) => {
             let _ = writeln!(out, "#   no verdict: {why}");
         }
         Verdict::Causes(causes) if causes.is_empty() => {
-            let _ = writeln!(out, "#   no cause found");
+            let cpus = cpu.map_or_else(String::new, |c| format!(" --cpu-list {c}"));
+            let _ = writeln!(
+                out,
+                "#   no cause found in Linux: time it does not see (SMIs, firmware, a hypervisor) is what rtlat hwnoise{cpus} measures"
+            );
         }
         Verdict::Causes(causes) => {
             for (rank, cause) in causes.iter().enumerate() {

@@ -162,7 +162,7 @@ pub fn text(plans: &[Plan], max_jitter: &[Option<u64>], records: &[Option<SpikeR
             "# explain {} thread: max jitter {jitter} ns, from the late wake-up of run {} ({} ns late):",
             plan.name, record.cycle, record.latency_ns
         );
-        verdict::lines(&mut out, &record.verdict);
+        verdict::lines(&mut out, &record.verdict, record.cpu);
     }
     out
 }
