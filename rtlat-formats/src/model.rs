@@ -6,7 +6,7 @@ use std::fmt;
 
 pub use rtlat_core::Bucket;
 
-use crate::schema::explain::{ExplainRecord, SpikeRecord};
+use crate::schema::explain::{ExplainRecord, SpikeRecord, TimerlatSpikeRecord};
 
 /// The result formats rtlat reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -160,6 +160,9 @@ pub struct Series {
     /// How `rtlat run --explain` looked for their causes; `None` for other files and
     /// formats.
     pub explain: Option<ExplainRecord>,
+    /// The worst wake-ups `rtlat run --timerlat --explain` split into the tracer's parts,
+    /// worst first; empty for other files and formats.
+    pub timerlat_spikes: Vec<TimerlatSpikeRecord>,
 }
 
 impl Series {
@@ -177,6 +180,7 @@ impl Series {
             histogram: None,
             per_second: Vec::new(),
             spikes: Vec::new(),
+            timerlat_spikes: Vec::new(),
             explain: None,
         }
     }

@@ -21,7 +21,9 @@ use super::error::FormatError;
 use super::json;
 use super::model::{Bucket, Format, Histogram, Resolution, Run, Series};
 use super::schema::cyclictest::Document;
-use super::schema::explain::{CauseRecord, ExplainRecord, SpikeRecord};
+use super::schema::explain::{
+    CauseRecord, ExplainRecord, SpikeRecord, TimerlatPartRecord, TimerlatSpikeRecord,
+};
 use super::schema::rtlat::{self as schema, ThreadExtra};
 use super::schema::{Field, bad_value};
 
@@ -128,7 +130,58 @@ fn rtlat_series(key: &str, extra: &ThreadExtra, path: &str) -> Result<Series, Fo
             })
             .collect::<Result<_, _>>()?;
     }
+    if let Some(timerlat) = extra.timerlat.get(&key_path("timerlat"))?
+        && let Some(list) = timerlat
+            .spikes
+            .get(&json::path(&key_path("timerlat"), "spikes"))?
+    {
+        let list_path = json::path(&key_path("timerlat"), "spikes");
+        series.timerlat_spikes = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let s_path = format!("{list_path}[{i}]");
+                timerlat_spike(s.required(&s_path)?, &s_path)
+            })
+            .collect::<Result<_, _>>()?;
+    }
     Ok(series)
+}
+
+/// One of `timerlat.spikes[]`: `thread` and `parts` required (a wake-up in parts), the rest
+/// optional; each part's `part` and `ns` required.
+fn timerlat_spike(
+    s: &schema::TimerlatSpike,
+    path: &str,
+) -> Result<TimerlatSpikeRecord, FormatError> {
+    let key_path = |name: &str| json::path(path, name);
+    let parts_path = key_path("parts");
+    let parts = s
+        .parts
+        .required(&parts_path)?
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p_path = format!("{parts_path}[{i}]");
+            let p = p.required(&p_path)?;
+            Ok(TimerlatPartRecord {
+                part: p.part.required(&json::path(&p_path, "part"))?.clone(),
+                name: p
+                    .name
+                    .get(&json::path(&p_path, "name"))?
+                    .cloned()
+                    .unwrap_or_default(),
+                ns: *p.ns.required(&json::path(&p_path, "ns"))?,
+            })
+        })
+        .collect::<Result<Vec<_>, FormatError>>()?;
+    Ok(TimerlatSpikeRecord {
+        seq: s.seq.get(&key_path("seq"))?.copied(),
+        thread_ns: *s.thread.required(&key_path("thread"))?,
+        irq_ns: s.irq.get(&key_path("irq"))?.copied(),
+        user_ns: s.user.get(&key_path("user"))?.copied().flatten(),
+        parts,
+    })
 }
 
 /// A thread's `explain` object: every fact optional, none of the wrong kind.
@@ -285,6 +338,40 @@ mod tests {
     /// A thread's `"rtlat"` object with `extra` added, in a minimal rtlat document.
     fn doc(extra: &str) -> String {
         format!(r#"{{"thread": {{"0": {{"rtlat": {{"unit": "ns", "cycles": 10{extra}}}}}}}}}"#)
+    }
+
+    #[test]
+    fn timerlat_spikes_are_read_and_a_part_without_ns_is_refused() {
+        let run = parse(&doc(r#",
+            "timerlat": {"workload": "user", "cpu": 1, "spikes": [
+                {"seq": 2, "thread": 705000, "irq": 5000, "user": 715000, "parts": [
+                    {"part": "irq_latency", "name": "", "ns": 5000, "percent": 0.7},
+                    {"part": "thread_interference", "name": "sh:400", "ns": 600000},
+                    {"part": "irq_duration_and_switch", "ns": 100000}]}]}"#))
+        .unwrap();
+        let spikes = &run.series[0].timerlat_spikes;
+        assert_eq!(spikes.len(), 1);
+        let s = &spikes[0];
+        assert_eq!(
+            (s.seq, s.thread_ns, s.irq_ns, s.user_ns),
+            (Some(2), 705_000, Some(5000), Some(715_000))
+        );
+        assert_eq!(s.parts.len(), 3);
+        assert_eq!(
+            (
+                s.parts[1].part.as_str(),
+                s.parts[1].name.as_str(),
+                s.parts[1].ns
+            ),
+            ("thread_interference", "sh:400", 600_000)
+        );
+        assert_eq!(s.parts[2].name, "");
+        let err = parse(&doc(
+            r#", "timerlat": {"spikes": [{"thread": 5, "parts": [{"part": "x"}]}]}"#,
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("timerlat.spikes[0].parts[0].ns"), "{err}");
     }
 
     #[test]

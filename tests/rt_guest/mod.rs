@@ -3,7 +3,7 @@
 //!
 //! | module        | the guest                                  | what it checks |
 //! |---------------|--------------------------------------------|----------------|
-//! | [`x86`]       | x86_64 6.12 and 6.1 RT, CPU 1 isolated     | every front measures on the isolated CPU; the osnoise tracer's files read; a FIFO hog named first, the idle task never (run, and servo above its thread); the trace kept on `-b`; tracefs restored; the audit of a real RT kernel and its suggested line booted on the other kernel; cyclictest and rtlat side by side; rtla timerlat beside rtlat |
+//! | [`x86`]       | x86_64 6.12 and 6.1 RT, CPU 1 isolated     | every front measures on the isolated CPU; the osnoise tracer's files read; a FIFO hog named first, the idle task never (run, and servo above its thread); the trace kept on `-b`; tracefs restored; the audit of a real RT kernel and its suggested line booted on the other kernel; cyclictest and rtlat side by side; rtla timerlat beside rtlat; hwnoise with the hwlat tracer; run --timerlat (timerlat_fd on 6.12, the tracer's threads on 6.1) alone and under a hog; on 6.12 ten rtla/rtlat pairs under the same hog |
 //! | [`protocol`]  | x86_64 6.12 RT, twice                      | the tuning protocol end to end: untuned guest measured; QEMU's vCPU threads made SCHED_FIFO and pinned on the host; the guest rebooted with CPU 1 isolated, IRQs moved inside it; measured; compared and plotted; every change on both sides undone |
 //! | [`arm64`]     | arm64 6.1 RT on `virt`, 4 CPUs, CPU 1 isolated | rtlat's static aarch64 build on the generic timer (`--clock cntvct`) on the isolated CPU, the audit, the `bubblegum96` profile's idle and loaded runs and their comparison |
 //!

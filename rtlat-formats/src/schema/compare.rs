@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::Entries;
-use super::explain::{ExplainRecord, SpikeRecord};
+use super::explain::{ExplainRecord, SpikeRecord, TimerlatSpikeRecord};
 
 /// The whole document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,6 +60,10 @@ pub struct Explained {
     pub explain: Option<ExplainRecord>,
     /// The spikes, in the order they happened, all of them (the text shows the worst five).
     pub spikes: Vec<SpikeRecord>,
+    /// `rtlat run --timerlat --explain`'s wake-ups in the tracer's parts, worst first (left
+    /// out when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timerlat_spikes: Vec<TimerlatSpikeRecord>,
 }
 
 /// A series matched across the files.

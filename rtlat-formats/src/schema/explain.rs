@@ -53,6 +53,33 @@ pub struct SpikeRecord {
     pub unexplained: Option<String>,
 }
 
+/// One wake-up `rtlat run --timerlat --explain` split into the tracer's parts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimerlatSpikeRecord {
+    /// The tracer's period count on the CPU, where the file states it.
+    pub seq: Option<u64>,
+    /// The thread latency (the whole the parts add up to), ns.
+    pub thread_ns: u64,
+    /// The IRQ latency, ns, where stated.
+    pub irq_ns: Option<u64>,
+    /// The return from user space, ns, where the trace had it.
+    pub user_ns: Option<u64>,
+    /// The parts, as the file lists them (IRQ ones first, then the interference largest
+    /// first, the remainder last).
+    pub parts: Vec<TimerlatPartRecord>,
+}
+
+/// One part of a [`TimerlatSpikeRecord`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimerlatPartRecord {
+    /// `irq_latency`, `blocking_thread`, `thread_interference`, …
+    pub part: String,
+    /// The IRQ, softirq or thread as the trace names it (empty otherwise).
+    pub name: String,
+    /// How much, ns.
+    pub ns: u64,
+}
+
 /// One likely cause of a [`SpikeRecord`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CauseRecord {

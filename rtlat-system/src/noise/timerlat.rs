@@ -38,8 +38,8 @@ use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::ftrace::{FtraceError, find_tracefs};
 
 use super::tracer::{
-    Change, Changes, NOISE_EVENTS, NoiseEvent, Planner, TracerError, noise_line, read_setting,
-    seconds_ns,
+    Change, Changes, NOISE_EVENTS, NoiseEvent, Planner, TracerError, noise_line_local,
+    read_setting, seconds_ns, selected_clock,
 };
 
 /// Who the tracer wakes each period.
@@ -114,7 +114,8 @@ pub struct TimerlatSettings {
     /// Who the tracer wakes.
     pub workload: Workload,
     /// Also the osnoise family's noise events (`irq_noise`, `softirq_noise`, `thread_noise`,
-    /// `nmi_noise`) on those CPUs, for the breakdown of a wake-up into its parts.
+    /// `nmi_noise`) on those CPUs, for the breakdown of a wake-up into its parts, with the
+    /// trace clock set to `local` (the clock of the events' `start`).
     pub noise_events: bool,
 }
 
@@ -158,6 +159,10 @@ impl TimerlatTrace {
             (None, Workload::Kernel) => {}
         }
         if settings.noise_events {
+            // The clock the tracer stamps each noise event's start with, so that starts and
+            // line stamps compare.
+            let clocks = plan.read("trace_clock")?;
+            plan.step("trace_clock", selected_clock(&clocks), "local");
             for event in NOISE_EVENTS {
                 plan.set(&format!("events/osnoise/{event}/enable"), "1")?;
             }
@@ -254,7 +259,7 @@ pub fn parse_line(line: &str) -> Option<TimerlatLine> {
             events,
         });
     }
-    if let Some(event) = noise_line(line) {
+    if let Some(event) = noise_line_local(line) {
         return Some(TimerlatLine::Noise(event));
     }
     let at = line.find(" context ")?;

@@ -391,11 +391,7 @@ impl NoiseTrace {
         {
             return Err(TracerError::NoMonoClock { path: clock_path });
         }
-        let clock = clocks
-            .split_whitespace()
-            .find_map(|c| c.strip_prefix('[')?.strip_suffix(']'))
-            .unwrap_or("local")
-            .to_owned();
+        let clock = selected_clock(&clocks);
         let options = read_setting(&tracefs.join("osnoise/options"))?;
         let workload = workload_option(&options)
             .ok_or(TracerError::NoWorkloadOption)?
@@ -615,21 +611,38 @@ pub fn parse(trace: &str) -> Events {
     out
 }
 
-/// One noise event line read on its own, as a reader of `trace_pipe` meets it: its span is
-/// taken to end at the line's timestamp (the tracer records the event when the noise ends)
-/// and to start `duration` before, on the trace clock; the `start` field (the tracer's local
-/// clock) is not used. `None` for any other line.
-pub fn noise_line(line: &str) -> Option<NoiseEvent> {
+/// The clock `trace_clock` selects (the one in brackets; `local`, the kernel's default, if
+/// none is).
+pub(crate) fn selected_clock(clocks: &str) -> String {
+    clocks
+        .split_whitespace()
+        .find_map(|c| c.strip_prefix('[')?.strip_suffix(']'))
+        .unwrap_or("local")
+        .to_owned()
+}
+
+/// One noise event line read on its own, as a reader of `trace_pipe` meets it, in a trace on
+/// the `local` clock, the one the tracer stamps each event's `start` with: the span starts
+/// there (to the ns; a thread's span is longer than its duration, which is net of the
+/// interrupts inside it) and ends at the line's stamp, or `start + duration` if that is
+/// later. `None` for any other line.
+pub fn noise_line_local(line: &str) -> Option<NoiseEvent> {
     let (kind, at) = find_event(line)?;
     let raw = parse_line(line, kind, at)?;
+    // A start of 0 is no time (the idle task's first event after the tracer starts).
+    let start_ns = if raw.start_local == 0 {
+        raw.stamp_ns.saturating_sub(raw.duration_ns)
+    } else {
+        raw.start_local
+    };
     Some(NoiseEvent {
         cpu: raw.cpu,
         kind: raw.kind,
         name: raw.name.to_owned(),
         pid: raw.pid,
-        start_ns: raw.stamp_ns.saturating_sub(raw.duration_ns),
+        start_ns,
         duration_ns: raw.duration_ns,
-        end_ns: raw.stamp_ns,
+        end_ns: raw.stamp_ns.max(start_ns.saturating_add(raw.duration_ns)),
     })
 }
 

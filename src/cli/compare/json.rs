@@ -52,6 +52,7 @@ fn file(run: &Run) -> schema::File {
                 series: s.label.clone(),
                 explain: s.explain.clone(),
                 spikes: s.spikes.clone(),
+                timerlat_spikes: s.timerlat_spikes.clone(),
             })
             .collect(),
     }

@@ -9,6 +9,7 @@ mod json;
 mod report;
 mod spikes;
 mod table;
+mod timerlat;
 
 use std::path::Path;
 use std::process::ExitCode;

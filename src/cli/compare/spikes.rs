@@ -17,7 +17,7 @@ pub const CAUSES_SHOWN: usize = 3;
 
 /// Whether a series has anything `--explain` wrote.
 pub fn explained(series: &Series) -> bool {
-    series.explain.is_some() || !series.spikes.is_empty()
+    series.explain.is_some() || !series.spikes.is_empty() || !series.timerlat_spikes.is_empty()
 }
 
 /// The section, starting with an empty line; empty when no file has spikes.
@@ -44,6 +44,9 @@ fn render_run(out: &mut String, i: usize, run: &Run) {
     let _ = writeln!(out, "{} {}", tag(i), file_name(run));
     for s in series {
         let _ = writeln!(out, "  {}: {}", s.label, counts(s.explain.as_ref()));
+        for line in super::timerlat::lines(s) {
+            let _ = writeln!(out, "    {line}");
+        }
         let mut worst: Vec<&SpikeRecord> = s.spikes.iter().collect();
         // Worst first; among equal latencies, the earlier first.
         worst.sort_by(|a, b| b.latency.cmp(&a.latency).then(a.t.total_cmp(&b.t)));
