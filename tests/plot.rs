@@ -546,3 +546,53 @@ fn a_spike_label_stays_inside_the_panel() {
     );
     assert!(number(label, "x") > 0.0);
 }
+
+#[test]
+fn timerlat_wake_ups_are_drawn_as_bars_of_their_parts() {
+    let dir = Scratch::new("timerlat-parts");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("rtlat-after.json")).unwrap()).unwrap();
+    // Two wake-ups as rtlat run --timerlat --explain writes them (the 6.12 guest's numbers).
+    doc["thread"]["0"]["rtlat"]["timerlat"] = serde_json::json!({
+        "workload": "user", "cpu": 1, "period_us": 1000, "spikes": [
+        {"seq": 839, "thread": 403427697, "irq": 6608338, "user": 404251566, "parts": [
+            {"part": "irq_delay", "name": "local_timer:236", "ns": 9845},
+            {"part": "irq_latency", "name": "", "ns": 6598493},
+            {"part": "blocking_thread", "name": "sh:959", "ns": 396008304},
+            {"part": "irq_interference", "name": "local_timer:236", "ns": 740201},
+            {"part": "irq_duration_and_switch", "name": "", "ns": 70854}]},
+        {"seq": 2062, "thread": 6621202, "irq": 6457978, "parts": [
+            {"part": "irq_latency", "name": "", "ns": 6457978},
+            {"part": "irq_duration_and_switch", "name": "", "ns": 163224}]}]});
+    let file = dir.path("run.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let svg_path = dir.path("run.svg");
+    plot_ok(&[&file, "-o", &svg_path]);
+    let svg = Svg::read(Path::new(&svg_path));
+    assert!(
+        svg.has_text(
+            "The largest wake-ups in the timerlat tracer's parts (share of the thread latency)"
+        ),
+        "{:?}",
+        svg.texts()
+    );
+    // Largest first, each with its largest part.
+    let t0 = svg.named("text").position(|t| t.text == "T0 #839 403 ms");
+    let t1 = svg
+        .named("text")
+        .position(|t| t.text == "T0 #2062 6621.2 µs");
+    assert!(t0.is_some() && t1.is_some() && t0 < t1, "{:?}", svg.texts());
+    assert!(svg.has_text("98.2 % blocking_thread sh:959"));
+    assert!(svg.has_text("97.5 % irq_latency"));
+    // The key names the kinds drawn, and only those.
+    for kind in [
+        "irq_delay",
+        "irq_latency",
+        "blocking_thread",
+        "irq_interference",
+        "irq_duration_and_switch",
+    ] {
+        assert!(svg.has_text(kind), "{kind}");
+    }
+    assert!(!svg.has_text("softirq_interference"));
+}

@@ -93,6 +93,52 @@ fn first_words(spike: &SpikeRecord) -> String {
     }
 }
 
+/// Wake-ups the parts panel shows, the largest first.
+pub const PARTS_BARS: usize = 5;
+
+/// One wake-up `rtlat run --timerlat --explain` split into the tracer's parts, as the parts
+/// panel draws it: a bar of its thread latency, one segment per part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartsBar {
+    /// `T0 #839` (after the file's short name with several files).
+    pub label: String,
+    /// The thread latency, ns: the whole bar.
+    pub whole_ns: u64,
+    /// `(part, name, ns)`, in the file's order (they add up to `whole_ns`).
+    pub parts: Vec<(String, String, u64)>,
+}
+
+/// The largest [`PARTS_BARS`] wake-ups in parts of every file, the largest first.
+fn parts_bars(inputs: &[Input]) -> Vec<PartsBar> {
+    let several = inputs.len() > 1;
+    let mut bars: Vec<PartsBar> = inputs
+        .iter()
+        .flat_map(|input| {
+            input.run.series.iter().flat_map(move |s| {
+                s.timerlat_spikes.iter().map(move |spike| PartsBar {
+                    label: {
+                        let seq = spike.seq.map_or_else(String::new, |n| format!(" #{n}"));
+                        if several {
+                            format!("{} {}{seq}", short_name(&input.name), s.label)
+                        } else {
+                            format!("{}{seq}", s.label)
+                        }
+                    },
+                    whole_ns: spike.thread_ns,
+                    parts: spike
+                        .parts
+                        .iter()
+                        .map(|p| (p.part.clone(), p.name.clone(), p.ns))
+                        .collect(),
+                })
+            })
+        })
+        .collect();
+    bars.sort_by_key(|b| std::cmp::Reverse(b.whole_ns));
+    bars.truncate(PARTS_BARS);
+    bars
+}
+
 /// The histogram panel's axes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HistogramAxes {
@@ -129,6 +175,8 @@ pub struct Figure {
     pub histogram: Option<HistogramAxes>,
     /// `None` when no file has a time series.
     pub time: Option<TimeAxes>,
+    /// The largest wake-ups in the timerlat tracer's parts (empty: no parts panel).
+    pub parts: Vec<PartsBar>,
 }
 
 /// The figure for `inputs`; `x_max_us` ends the latency axis there. An error when there is
@@ -250,6 +298,7 @@ pub fn build(
         entries,
         histogram,
         time,
+        parts: parts_bars(inputs),
     })
 }
 

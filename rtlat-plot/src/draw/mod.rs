@@ -1,6 +1,7 @@
 //! Draws a [`Figure`] with plotters on any backend (SVG, or the PNG's bitmap): the title on
-//! top, the histogram panel, the time panel where there is one, the legend at the bottom
-//! (outside the panels, so that it never hides a curve).
+//! top, the histogram panel, the time panel where there is one, the parts panel where a file
+//! has wake-ups in the timerlat tracer's parts, the legend at the bottom (outside the
+//! panels, so that it never hides a curve).
 //!
 //! Sizes are in design pixels multiplied by `scale` (the PNG is drawn at twice its size and
 //! reduced, which smooths lines and text).
@@ -13,6 +14,7 @@ mod heading;
 mod histogram_panel;
 mod legend;
 mod max_markers;
+mod parts_panel;
 mod spike_marks;
 mod ticks;
 mod time_panel;
@@ -47,6 +49,7 @@ pub fn default_size(figure: &Figure, measure: &dyn Measure) -> (u32, u32) {
     let frame = heading::bottom(figure, measure, width)
         + PANELS_GAPS
         + legend::layout(figure, measure, width).height
+        + parts_panel::height(figure)
         + MARGIN;
     let needed = (frame + panels).ceil() as u32;
     (DEFAULT_WIDTH, base.max(needed).min(SIZE_LIMITS.1))
@@ -98,7 +101,8 @@ pub fn draw<DB: DrawingBackend>(
 
     let panels_top = title_bottom + 6.0;
     let panels_height = legend_top - (PANELS_GAPS - 6.0) - panels_top;
-    if panels_height < 150.0 {
+    let parts_height = parts_panel::height(figure);
+    if panels_height - parts_height < 150.0 {
         return Err(format!(
             "{}x{} is too small for the title and a legend of {} entries: give a larger --size",
             width_px as f64 / scale,
@@ -106,6 +110,15 @@ pub fn draw<DB: DrawingBackend>(
             figure.entries.len()
         ));
     }
+    // The parts panel (rtlat run --timerlat --explain files) under the others.
+    if parts_height > 0.0 {
+        let parts = root.clone().shrink(
+            (0, s.px(panels_top + panels_height - parts_height)),
+            (width_px, s.upx(parts_height)),
+        );
+        parts_panel::draw(&parts, figure, measure, s, width)?;
+    }
+    let panels_height = panels_height - parts_height;
     let area = root
         .clone()
         .shrink((0, s.px(panels_top)), (width_px, s.upx(panels_height)));
