@@ -186,6 +186,11 @@ fn bad_input_is_refused_with_one_line_naming_the_option() {
         (&["--json", "/nonexistent-dir/x.json"], "--json"),
         (&["--frobnicate"], "unknown option"),
         (&["25us"], "unexpected argument"),
+        (
+            &["--timerlat", "--servo", "50us"],
+            "--timerlat: the tracer's period",
+        ),
+        (&["--timerlat=1"], "--timerlat"),
     ] {
         let out = servo(args);
         assert_eq!(out.code(), 2, "{args:?}: {}", out.stderr);
@@ -196,6 +201,27 @@ fn bad_input_is_refused_with_one_line_naming_the_option() {
             out.stderr
         );
     }
+}
+
+/// On a kernel without the timerlat tracer (the development machines'), `--timerlat` is
+/// refused before anything changes, naming what the kernel lacks.
+#[test]
+fn timerlat_without_the_tracer_is_refused_in_one_line() {
+    let tracers =
+        std::fs::read_to_string("/sys/kernel/tracing/available_tracers").unwrap_or_default();
+    if tracers.split_whitespace().any(|t| t == "timerlat") {
+        // An RT kernel runs it: tests/rt_guest checks that.
+        return;
+    }
+    let out = servo(&["--timerlat", "-D", "1"]);
+    assert_eq!(out.code(), 2, "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("rtlat servo: --timerlat: "),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
 
 #[test]

@@ -840,3 +840,32 @@ fn rtla_and_rtlat_see_the_same_hog_in_ten_pairs(r: &Results, series: &str) {
         ratios[0], ratios[5], ratios[9], irq_ratios[0], irq_ratios[5], irq_ratios[9]
     ));
 }
+
+on_both_kernels!(servo_timerlat_runs_the_tracers_thread_at_the_servo_period);
+fn servo_timerlat_runs_the_tracers_thread_at_the_servo_period(r: &Results, series: &str) {
+    r.assert_rc("servo.timerlat", 0);
+    let err = r.err("servo.timerlat");
+    assert!(
+        err.contains("woken at the servo period beside the servo threads"),
+        "{err}"
+    );
+    let before = r.text("servo.timerlat.before");
+    assert!(before.contains("current_tracer: nop"), "{before}");
+    assert_eq!(r.text("servo.timerlat.after"), before);
+    let doc = Json::parse(&r.text("servo.timerlat.json"));
+    let timerlat = doc.at("timerlat");
+    assert_eq!(timerlat.at("workload"), "kernel");
+    assert_eq!(timerlat.at("cpu"), 1);
+    assert_eq!(timerlat.at("period_us"), 1000);
+    let (irqs, _, irq_max) = timerlat_part(timerlat, "irq");
+    let (threads, _, thd_max) = timerlat_part(timerlat, "thread");
+    assert!(threads > 100 && irqs >= threads, "{timerlat}");
+    assert!(irq_max <= thd_max, "{timerlat}");
+    let out = r.out("servo.timerlat");
+    assert!(out.contains("timerlat CPU:  1 Thd C:"), "{out}");
+    tell(&format!(
+        "rt_guest {series}: rtlat servo --timerlat (CPU 1, 3 s): the tracer's thread {threads} periods, IRQ max {} µs, Thd max {} µs",
+        irq_max / 1000,
+        thd_max / 1000
+    ));
+}

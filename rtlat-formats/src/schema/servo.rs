@@ -26,6 +26,10 @@ pub struct Document {
     pub verdict: Option<Verdict>,
     /// LinuxCNC's thresholds on the maximum jitter.
     pub thresholds_ns: Thresholds,
+    /// With `--timerlat`: the timerlat tracer's figures on the threads' CPU, its own threads
+    /// woken at the servo period (left out without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timerlat: Option<super::rtlat::Timerlat>,
 }
 
 /// One thread.

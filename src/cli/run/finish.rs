@@ -94,7 +94,12 @@ pub fn finish(run: &Finished<'_>) -> Result<ExitCode, String> {
         out.push_str(&explain::text(explained, plan, nanoseconds));
     }
     if let Some(figures) = timerlat {
-        super::timerlat::text(&mut out, figures, plan, nanoseconds);
+        let rows: Vec<(String, usize)> = plan
+            .threads
+            .iter()
+            .map(|t| (format!("T:{:2}", t.index), t.cpu))
+            .collect();
+        super::timerlat::text(&mut out, figures, &rows, nanoseconds);
     }
     let lost: Vec<u64> = shared
         .rings

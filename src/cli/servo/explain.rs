@@ -41,17 +41,19 @@ pub struct Explained {
 
 impl Explainer {
     /// Starts the sampler for `plans`' threads, all on `cpu`, whose live figures (thread ids)
-    /// are `shared.live`, on the `available` CPUs but `cpu` (any CPU when it is the only one).
+    /// are `shared.live`, on the `available` CPUs but `cpu` (any CPU when it is the only one),
+    /// with the osnoise tracer as `tracer` says.
     pub fn start(
         plans: &[Plan],
         shared: &Shared,
         cpu: usize,
         available: &[usize],
+        tracer: TracerUse,
     ) -> Result<Explainer, String> {
         let tids: Vec<u32> = shared.live.iter().map(|l| l.tid() as u32).collect();
         // The main thread stays where it is (it redraws the table); the tracer on the
         // threads' CPU where the kernel has it.
-        let evidence = Evidence::start(&[cpu], &tids, available, false, TracerUse::Start)?;
+        let evidence = Evidence::start(&[cpu], &tids, available, false, tracer)?;
         let watches = plans
             .iter()
             .zip(&tids)

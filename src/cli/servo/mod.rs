@@ -28,6 +28,10 @@ use rtlat_linux::{Policy, ProcessCpus};
 
 use self::options::{Config, Parsed};
 use crate::cli::cyclic::options::cpuset_refused;
+use crate::cli::explain::TracerUse;
+use crate::cli::run::timerlat::{
+    self, PERIOD_RANGE_US, TimerlatFigures, TimerlatPlan, TimerlatRun,
+};
 use rtlat::atomic_file::write_atomically;
 use rtlat::exit_status;
 use rtlat_engine::servo::{Figures, Plan, Report, Shared};
@@ -75,6 +79,12 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     // The online CPUs (any may be named, isolated ones included) and the default ones.
     let cpus = ProcessCpus::read().map_err(|e| e.to_string())?;
     let cpu = measured_cpu(&config, &cpus)?;
+    // --timerlat: checked before anything changes.
+    let timerlat_plan = if config.timerlat {
+        Some(timerlat_plan(&config, cpu)?)
+    } else {
+        None
+    };
     // LinuxCNC's realtime locks memory and holds /dev/cpu_dma_latency at 0; so does this.
     let session = SessionPlan {
         realtime: Some((Policy::Fifo, BASE_PRIORITY)),
@@ -95,6 +105,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     })
     .map_err(|e| e.to_string())?;
 
+    // --timerlat: the tracer's own threads on the CPU at the servo period, started before the
+    // threads, every tracefs change put back when it ends or drops.
+    let timerlat_run = timerlat_plan
+        .map(|plan| TimerlatRun::start(plan, config.explain))
+        .transpose()?;
     let plans = plans(&config, cpu);
     let rows: Vec<Row> = plans
         .iter()
@@ -128,7 +143,13 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             if config.explain {
                 // The sampler on the default CPUs (never an isolated one) but the threads' own.
                 let housekeeping: Vec<usize> = cpus.default_cpus().iter().collect();
-                match explain::Explainer::start(&plans, &shared, cpu, &housekeeping) {
+                // The timerlat tracer holds tracefs's current tracer: the sampler explains.
+                let tracer = if config.timerlat {
+                    TracerUse::Skip("the timerlat tracer runs for --timerlat")
+                } else {
+                    TracerUse::Start
+                };
+                match explain::Explainer::start(&plans, &shared, cpu, &housekeeping, tracer) {
                     Ok(started) => {
                         errln!("{}", started.started_line());
                         explainer = Some(started);
@@ -150,6 +171,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         })
         .map_err(|e| e.to_string())?;
     let elapsed = started.elapsed();
+    // The rest of the trace read, tracefs put back; a failure is told, the run still reported.
+    let timerlat = timerlat_run.and_then(|run| match run.finish() {
+        Ok(figures) => Some(figures),
+        Err(e) => {
+            errln!("{e}");
+            None
+        }
+    });
     if let Some(e) = explain_failed {
         return Err(e);
     }
@@ -163,7 +192,30 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         &reports,
         (cpu, elapsed),
         explained.as_ref(),
+        timerlat.as_ref(),
     ))
+}
+
+/// `--timerlat`: the tracer's own threads on `cpu` at the servo period (LinuxCNC's threads
+/// run a missed period back to back, which a read of the tracer's `timerlat_fd` cannot do).
+fn timerlat_plan(config: &Config, cpu: usize) -> Result<TimerlatPlan, String> {
+    let (low, high) = PERIOD_RANGE_US;
+    let period_us = config.servo_ns / 1000;
+    if !config.servo_ns.is_multiple_of(1000) || !(low..=high).contains(&period_us) {
+        return Err(format!(
+            "--timerlat: the tracer's period is the servo period, which must be a whole number of µs from {low} to {high} (--servo)"
+        ));
+    }
+    let mut cpus = CpuSet::new();
+    cpus.insert(cpu)
+        .map_err(|e| format!("--timerlat: CPU {cpu}: {e}"))?;
+    timerlat::plan_on(
+        cpus,
+        period_us,
+        Some(
+            "the tracer's own timerlat/N thread is woken at the servo period beside the servo threads (they run a missed period back to back, which a timerlat_fd read cannot)",
+        ),
+    )
 }
 
 /// `--cpu`, or its default (an isolated CPU, else the last of the affinity mask): online,
@@ -204,6 +256,7 @@ fn report(
     reports: &[Report],
     (cpu, elapsed): (usize, Duration),
     explained: Option<&explain::Explained>,
+    timerlat: Option<&TimerlatFigures>,
 ) -> ExitCode {
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
     let verdict = Verdict::of(plans, &figures);
@@ -227,11 +280,15 @@ fn report(
         let jitter: Vec<Option<u64>> = figures.iter().map(|f| f.max_jitter_ns).collect();
         out.push_str(&explain::text(plans, &jitter, &explained.records));
     }
+    if let Some(figures) = timerlat {
+        timerlat::text(&mut out, figures, &[("timerlat".to_string(), cpu)], false);
+    }
     out!("{out}");
     let _ = std::io::stdout().flush();
 
     if let Some(path) = &config.json {
-        let doc = document(config, plans, reports, (cpu, elapsed), verdict, explained);
+        let mut doc = document(config, plans, reports, (cpu, elapsed), verdict, explained);
+        doc.timerlat = timerlat.map(|figures| timerlat::json(figures, cpu));
         let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into()) + "\n";
         if path.as_os_str() == "-" {
             out!("{text}");
@@ -361,6 +418,7 @@ fn document(
             no_software_stepping_from: NO_STEPPING_FROM_NS,
             unusable_above: UNUSABLE_ABOVE_NS,
         },
+        timerlat: None,
     }
 }
 
@@ -410,6 +468,10 @@ pub fn usage() -> String {
          \x20                      wake-up behind it) from an evidence sampler on the other\n\
          \x20                      CPUs, SCHED_OTHER; printed after the verdict (and in the\n\
          \x20                      --json threads' spikes)\n\
+         \x20     --timerlat       the kernel's timerlat tracer on the threads' CPU at the servo\n\
+         \x20                      period, its own thread beside them: IRQ and thread latency\n\
+         \x20                      after the verdict and in --json (timerlat); with --explain\n\
+         \x20                      its worst wake-ups in parts\n\
          \x20 -h, --help           print this help\n\
          \n\
          The verdict follows LinuxCNC's documentation as revised in November 2025 (after 2.9),\n\

@@ -37,6 +37,8 @@ pub struct Config {
     pub json: Option<PathBuf>,
     /// `--explain`: the likely cause of each thread's max jitter (its late wake-up).
     pub explain: bool,
+    /// `--timerlat`: the kernel's timerlat tracer beside the threads, at the servo period.
+    pub timerlat: bool,
 }
 
 impl Default for Config {
@@ -49,6 +51,7 @@ impl Default for Config {
             cpu: None,
             json: None,
             explain: false,
+            timerlat: false,
         }
     }
 }
@@ -82,6 +85,7 @@ enum Opt {
     Cpu,
     Json,
     Explain,
+    Timerlat,
     Help,
 }
 
@@ -143,6 +147,14 @@ const SPECS: &[Spec<Opt>] = &[
         ..Spec::new(Opt::Explain)
     },
     Spec {
+        id: Opt::Timerlat,
+        short: None,
+        long: Some("timerlat"),
+        has_arg: HasArg::No,
+        abbreviable: false,
+        ..Spec::new(Opt::Timerlat)
+    },
+    Spec {
         id: Opt::Help,
         short: Some('h'),
         long: Some("help"),
@@ -170,7 +182,7 @@ fn expected(id: Opt) -> String {
         ),
         Opt::Cpu => "a CPU number".into(),
         Opt::Json => "a file name, or - for standard output".into(),
-        Opt::Quiet | Opt::Explain | Opt::Help => "no value".into(),
+        Opt::Quiet | Opt::Explain | Opt::Timerlat | Opt::Help => "no value".into(),
     }
 }
 
@@ -268,6 +280,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, UsageError> {
             }
             Opt::Quiet => c.quiet = true,
             Opt::Explain => c.explain = true,
+            Opt::Timerlat => c.timerlat = true,
             Opt::Cpu => {
                 c.cpu = Some(
                     whole_number(value)

@@ -30,7 +30,7 @@ pub use output::{json, text};
 use crate::cli::cyclic::options::Plan;
 
 /// The shortest and longest period the tracer takes (`osnoise/timerlat_period_us`), µs.
-const PERIOD_RANGE_US: (u64, u64) = (100, 1_000_000);
+pub const PERIOD_RANGE_US: (u64, u64) = (100, 1_000_000);
 
 /// How often the trace is read.
 const READ_EVERY: Duration = Duration::from_millis(10);
@@ -73,14 +73,29 @@ pub fn check(plan: &Plan) -> Result<TimerlatPlan, String> {
             "--timerlat: an interval of {period} µs is outside the tracer's period range, {low} to {high} µs (-i)"
         ));
     }
+    plan_on(cpus, period, None)
+}
+
+/// The tracer on `cpus` at `period_us` (in its range), as the kernel has it; with
+/// `kernel_only`, the tracer's own threads whatever the kernel offers, for that reason (a
+/// front whose threads cannot be the tracer's workload). Changes nothing.
+pub fn plan_on(
+    cpus: CpuSet,
+    period_us: u64,
+    kernel_only: Option<&str>,
+) -> Result<TimerlatPlan, String> {
     let first = cpus.iter().next().unwrap_or(0);
     match probe(Path::new("/"), first) {
         TimerlatPath::Available(tracefs, workload, why) => Ok(TimerlatPlan {
             cpus,
-            period_us: period,
+            period_us,
             tracefs,
-            workload,
-            why,
+            workload: if kernel_only.is_some() {
+                Workload::Kernel
+            } else {
+                workload
+            },
+            why: kernel_only.map(String::from).or(why),
         }),
         TimerlatPath::Absent(why) => Err(format!("--timerlat: {why}")),
     }

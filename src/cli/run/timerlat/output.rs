@@ -14,7 +14,6 @@ use serde_json::{Number, Value};
 
 use super::TimerlatFigures;
 use super::collect::Spike;
-use crate::cli::cyclic::options::Plan;
 
 /// The word for a workload in the text and the JSON.
 fn workload_name(workload: Workload) -> &'static str {
@@ -26,7 +25,13 @@ fn workload_name(workload: Workload) -> &'static str {
 
 /// The text after the run: per thread, each part's count, min, avg, max and p99 (µs, or ns
 /// with `-N`), cyclictest's way of truncating.
-pub fn text(out: &mut String, figures: &TimerlatFigures, plan: &Plan, nanoseconds: bool) {
+/// `rows`: each thread's label (`T: 0`, `servo`) and CPU.
+pub fn text(
+    out: &mut String,
+    figures: &TimerlatFigures,
+    rows: &[(String, usize)],
+    nanoseconds: bool,
+) {
     let unit = if nanoseconds { 1 } else { 1000 };
     let _ = writeln!(
         out,
@@ -38,9 +43,9 @@ pub fn text(out: &mut String, figures: &TimerlatFigures, plan: &Plan, nanosecond
             Workload::Kernel => "the tracer's timerlat/N threads beside rtlat's",
         }
     );
-    for t in &plan.threads {
-        let Some(cpu) = figures.cpus.get(&t.cpu) else {
-            let _ = writeln!(out, "T:{:2} CPU:{:3} timerlat: no samples", t.index, t.cpu);
+    for (label, at) in rows {
+        let Some(cpu) = figures.cpus.get(at) else {
+            let _ = writeln!(out, "{label} CPU:{at:3} timerlat: no samples");
             continue;
         };
         let mut parts = vec![("IRQ", &cpu.irq), ("Thd", &cpu.thread)];
@@ -51,9 +56,7 @@ pub fn text(out: &mut String, figures: &TimerlatFigures, plan: &Plan, nanosecond
             let s = h.summary();
             let _ = writeln!(
                 out,
-                "T:{:2} CPU:{:3} {name} C:{:9} Min:{:7} Avg:{:7} Max:{:8} p99:{:8}",
-                t.index,
-                t.cpu,
+                "{label} CPU:{at:3} {name} C:{:9} Min:{:7} Avg:{:7} Max:{:8} p99:{:8}",
                 s.count(),
                 s.min().map_or(0, |v| v / unit),
                 s.mean().map_or(0, |m| (m / unit as f64) as i64),
@@ -64,12 +67,12 @@ pub fn text(out: &mut String, figures: &TimerlatFigures, plan: &Plan, nanosecond
         if cpu.lost > 0 {
             let _ = writeln!(
                 out,
-                "T:{:2} CPU:{:3} timerlat: {} events lost by the ring buffer",
-                t.index, t.cpu, cpu.lost
+                "{label} CPU:{at:3} timerlat: {} events lost by the ring buffer",
+                cpu.lost
             );
         }
         for spike in &cpu.spikes {
-            spike_text(out, t.index, spike, nanoseconds);
+            spike_text(out, label, spike, nanoseconds);
         }
     }
 }
@@ -84,12 +87,13 @@ fn shown(ns: u64, nanoseconds: bool) -> String {
 }
 
 /// One wake-up in parts: its latencies, then a line per part (share, what, remedy).
-fn spike_text(out: &mut String, thread: u32, spike: &Spike, nanoseconds: bool) {
+fn spike_text(out: &mut String, label: &str, spike: &Spike, nanoseconds: bool) {
     let b = &spike.breakdown;
     let whole = b.whole_ns();
     let _ = write!(
         out,
-        "# T:{thread} timerlat period #{} on CPU {}: Thd {} = IRQ {} + after the IRQ {}",
+        "# {} timerlat period #{} on CPU {}: Thd {} = IRQ {} + after the IRQ {}",
+        label.replace(' ', ""),
         b.period.seq,
         b.period.cpu,
         shown(whole, nanoseconds),

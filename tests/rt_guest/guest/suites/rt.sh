@@ -15,6 +15,7 @@
 #  beside.*     --explain while rtla timerlat runs in an instance of its own
 #  hwnoise.*    rtlat hwnoise with the hwlat tracer on CPU 1, tracefs before and after
 #  timerlat.*   rtlat run --timerlat on CPU 1 (alone, then with the hog), tracefs before and after
+#  servo.timerlat.*  rtlat servo --timerlat on CPU 1, tracefs before and after
 #  pair.*       rtla timerlat -a and rtlat run --timerlat --explain in turn under the same hog, ten pairs
 
 ip link set lo up
@@ -180,6 +181,14 @@ hog 2 1
 run timerlat.hog 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 4 -q --timerlat --json /tmp/timerlat.hog.json
 wait
 keep timerlat.hog.json /tmp/timerlat.hog.json
+# rtlat servo --timerlat: the tracer's own thread at the servo period beside the servo
+# thread, on both kernels.
+timerlat_settings >/tmp/servo.timerlat.before
+run servo.timerlat 90 rtlat servo --cpu 1 --base 0 -D 3 -q --timerlat --json /tmp/servo.timerlat.json
+timerlat_settings >/tmp/servo.timerlat.after
+emit servo.timerlat.before /tmp/servo.timerlat.before
+emit servo.timerlat.after /tmp/servo.timerlat.after
+keep servo.timerlat.json /tmp/servo.timerlat.json
 
 # 10. rtla timerlat's automatic mode and rtlat run --timerlat --explain in turn, each under
 # the same hog (SCHED_FIFO 95 on CPU 1 for 0.3 s, started once the tool's tracer runs, above
