@@ -869,3 +869,43 @@ fn servo_timerlat_runs_the_tracers_thread_at_the_servo_period(r: &Results, serie
         thd_max / 1000
     ));
 }
+
+/// `metric{labels} value` lines of a Prometheus text exposition: the value of the first line
+/// starting with `prefix`.
+fn metric(prom: &str, prefix: &str) -> Option<f64> {
+    prom.lines()
+        .find(|l| l.starts_with(prefix))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+on_both_kernels!(monitor_timerlat_serves_the_tracers_parts);
+fn monitor_timerlat_serves_the_tracers_parts(r: &Results, series: &str) {
+    r.assert_rc("monitor.timerlat", 0);
+    let before = r.text("monitor.timerlat.before");
+    assert!(before.contains("current_tracer: nop"), "{before}");
+    assert_eq!(r.text("monitor.timerlat.after"), before);
+    let prom = r.text("monitor.timerlat.prom");
+    let count = |context: &str| {
+        metric(
+            &prom,
+            &format!("rtlat_timerlat_latency_seconds_count{{cpu=\"1\",context=\"{context}\"}}"),
+        )
+        .unwrap_or(0.0)
+    };
+    let (irqs, threads, users) = (count("irq"), count("thread"), count("user"));
+    let cycles = metric(&prom, "rtlat_cycles_total{cpu=\"1\",thread=\"0\"}").unwrap_or(0.0);
+    tell(&format!(
+        "rt_guest {series}: rtlat monitor --timerlat (CPU 1, 4 s): {cycles} cycles; the tracer's IRQ {irqs}, Thd {threads}, Usr {users} samples"
+    ));
+    assert!(threads > 100.0 && irqs >= threads, "{prom}");
+    if series == "6.12" {
+        // The monitor's thread is the tracer's workload: one period per cycle.
+        assert!(
+            (threads - cycles).abs() <= 2.0,
+            "{cycles} cycles, {threads} periods"
+        );
+        assert!(users > 100.0, "{prom}");
+    } else {
+        assert_eq!(users, 0.0, "{prom}");
+    }
+}

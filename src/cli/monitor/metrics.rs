@@ -15,6 +15,8 @@
 //! | `rtlat_audit_worst_severity` | gauge: 0 ok, 1 info, 2 warn, 3 fail, -1 not run | — |
 //! | `rtlat_audit_up` | gauge: 1 the last audit ran, 0 not | — |
 //! | `rtlat_window_max_cause_info` | gauge, 1 (`--explain` only) | `cpu`, `thread`, `cause`, `audit` |
+//! | `rtlat_timerlat_latency_seconds` | histogram, the same buckets (`--timerlat` only) | `cpu`, `context` (`irq`, `thread`, `user`) |
+//! | `rtlat_timerlat_lost_events_total` | counter (`--timerlat` only) | `cpu` |
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -76,6 +78,18 @@ pub struct Metrics {
     /// `--explain`: the likely cause of each thread's last closed window's maximum (not
     /// registered without it).
     window_cause: Option<Family<Labels, Gauge>>,
+    /// `--timerlat`: the tracer's families (not registered without it).
+    pub timerlat: Option<TimerlatMetrics>,
+}
+
+/// `--timerlat`'s families: each part of the tracer's wake-ups per CPU, and the events its
+/// ring buffer lost.
+#[derive(Debug, Clone)]
+pub struct TimerlatMetrics {
+    /// `rtlat_timerlat_latency_seconds{cpu, context}`.
+    pub latency: Family<Labels, Histogram, fn() -> Histogram>,
+    /// `rtlat_timerlat_lost_events_total{cpu}`.
+    pub lost: Family<Labels, Counter>,
 }
 
 /// A measuring thread's identity in the labels.
@@ -216,7 +230,26 @@ impl Metrics {
             audit_worst,
             audit_up,
             window_cause: None,
+            timerlat: None,
         }
+    }
+
+    /// Registers `--timerlat`'s families ([`TimerlatMetrics`]), empty until the trace is read.
+    pub fn add_timerlat(&mut self) {
+        let latency =
+            Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
+        let lost = Family::<Labels, Counter>::default();
+        self.registry.register(
+            "rtlat_timerlat_latency_seconds",
+            "The kernel's timerlat tracer on each measured CPU (rtlat monitor --timerlat): how late its timer IRQ ran (context irq), the woken thread ran (thread) and, where the measuring threads are its workload, they were back at their next read (user), seconds",
+            latency.clone(),
+        );
+        self.registry.register(
+            "rtlat_timerlat_lost_events",
+            "Events of the timerlat trace its ring buffer dropped before they were read, per CPU",
+            lost.clone(),
+        );
+        self.timerlat = Some(TimerlatMetrics { latency, lost });
     }
 
     /// Registers `rtlat_window_max_cause_info` (`--explain`), empty until a window closes.

@@ -41,11 +41,13 @@ use crate::cli::cyclic::governor::run_governor;
 use crate::cli::cyclic::measure::measure_plans;
 use crate::cli::cyclic::measure::run_thread;
 use crate::cli::cyclic::options::{Plan, check_writable_parent};
+use crate::cli::run::timerlat::{self, TimerlatRun};
 use causes::WindowCauses;
 use live::{DRAIN_EVERY, Drain, drain};
-use metrics::{Labels, Metrics, ThreadId};
+use metrics::{Labels, Metrics, ThreadId, TimerlatMetrics};
 use options::{MonitorConfig, Parsed};
 use rtlat::exit_status;
+use rtlat_system::noise::timerlat::{Context, TimerlatLine, Workload};
 use windows::ThreadWindows;
 
 /// Seconds of samples a thread's ring holds before the oldest are lost (the main thread
@@ -71,6 +73,9 @@ text/plain only).
                        rtlat_window_max_cause_info{{cause,audit}}, and a line on stderr per
                        window whose maximum is above --explain-above
   --explain-above US   that line's threshold (in -N's unit; default: the thread's p99.9)
+  --timerlat           the kernel's timerlat tracer on the measured CPUs (rtlat run
+                       --timerlat): its IRQ, thread and return-to-user latencies as
+                       rtlat_timerlat_latency_seconds{{cpu,context}}
 
 rtlat run's options set the measurement; the monitor's defaults where they are left out:
 one thread per isolated CPU (else one per CPU of its affinity mask), SCHED_FIFO 99,
@@ -113,6 +118,13 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     };
     let plan = config.run.plan(&cpus).map_err(|e| e.to_string())?;
     config.run.check_cpuset(&plan, &cpus)?;
+    // --timerlat: one thread per CPU, one interval, a kernel with the tracer; checked before
+    // anything changes.
+    let timerlat_plan = if config.run.timerlat {
+        Some(timerlat::check(&plan)?)
+    } else {
+        None
+    };
     if let Some(path) = &config.textfile {
         check_writable_parent(path, "--textfile").map_err(|e| e.to_string())?;
     }
@@ -151,6 +163,24 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
     let _idle_states = idle_states.map(|s| s.hold(false)).transpose()?;
 
     let metrics = new_metrics(&config, &plan);
+    // --timerlat: the tracer before the threads (they open its files once pinned), its
+    // samples into the metrics as they are read; every tracefs change put back at the end.
+    let mut timerlat_run = match timerlat_plan {
+        Some(plan) => {
+            let families = metrics.timerlat.clone();
+            let sink = move |line: &TimerlatLine| {
+                if let Some(families) = &families {
+                    timerlat_metric(families, line);
+                }
+            };
+            Some(TimerlatRun::start_with(plan, false, Some(Box::new(sink)))?)
+        }
+        None => None,
+    };
+    let timer = timerlat_run
+        .as_ref()
+        .filter(|run| run.workload() == Workload::User)
+        .map(|_| rtlat_linux::TimerKind::Timerlat);
     // Made again each window: a governor changed under the monitor shows.
     let info_now = || info(&facts, &plan, &isolated, &config);
     metrics.set_info(info_now());
@@ -192,8 +222,15 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
             &shared,
             (&metrics, &info_now),
             &mut windows,
-            &cpus.default_cpus().iter().collect::<Vec<usize>>(),
+            (&cpus.default_cpus().iter().collect::<Vec<usize>>(), timer),
         );
+        // The threads have ended: the rest of the trace read, tracefs put back (the final
+        // figures stay served).
+        if let Some(run) = timerlat_run.take()
+            && let Err(e) = run.finish()
+        {
+            errln!("rtlat monitor: {e}");
+        }
         if measured.is_ok() && !signals::stop_requested() {
             errln!(
                 "rtlat monitor: the measurement ended (-l/-D); serving its final figures until SIGINT or SIGTERM"
@@ -249,7 +286,41 @@ fn new_metrics(config: &MonitorConfig, plan: &Plan) -> Arc<Metrics> {
     if config.run.explain {
         metrics.add_window_causes();
     }
+    if config.run.timerlat {
+        metrics.add_timerlat();
+    }
     Arc::new(metrics)
+}
+
+/// One line of the timerlat trace into `--timerlat`'s families.
+fn timerlat_metric(families: &TimerlatMetrics, line: &TimerlatLine) {
+    match line {
+        TimerlatLine::Sample {
+            cpu,
+            context,
+            latency_ns,
+            ..
+        } => {
+            let context = match context {
+                Context::Irq => "irq",
+                Context::Thread => "thread",
+                Context::User => "user",
+            };
+            let labels: Labels = vec![
+                ("cpu".into(), cpu.to_string()),
+                ("context".into(), context.into()),
+            ];
+            families
+                .latency
+                .get_or_create(&labels)
+                .observe(*latency_ns as f64 / 1e9);
+        }
+        TimerlatLine::Lost { cpu, events } => {
+            let labels: Labels = vec![("cpu".into(), cpu.to_string())];
+            families.lost.get_or_create(&labels).inc_by(*events);
+        }
+        TimerlatLine::Noise(_) => {}
+    }
 }
 
 /// What the measuring threads and the main thread share: a sample ring of `ring_len` per
@@ -263,7 +334,8 @@ fn shared_state(threads: usize, ring_len: usize) -> RunShared {
 }
 
 /// The measurement, and the main thread's draining, until the threads end (a stop signal,
-/// `-l`, `-D`, a failure).
+/// `-l`, `-D`, a failure); `timer`: the timer the threads sleep on instead of the options' one
+/// (`--timerlat`'s, when the threads are the tracer's workload).
 fn measure(
     session: &Session,
     config: &MonitorConfig,
@@ -271,9 +343,15 @@ fn measure(
     shared: &RunShared,
     metrics: (&Metrics, &dyn Fn() -> Labels),
     windows: &mut [ThreadWindows],
-    default_cpus: &[usize],
+    (default_cpus, timer): (&[usize], Option<rtlat_linux::TimerKind>),
 ) -> Result<(), String> {
-    let measure_plans = measure_plans(&config.run, plan, config.run.policy());
+    let mut measure_plans = measure_plans(&config.run, plan, config.run.policy());
+    // --timerlat with the threads as the tracer's workload: its timer wakes them.
+    if let Some(timer) = timer {
+        for p in &mut measure_plans {
+            p.timer = timer;
+        }
+    }
     let threads = measure_plans.iter().map(|p| {
         // monitor reads its own windows' histograms (drained from the threads' rings), never
         // the threads' own: they keep the summary alone.

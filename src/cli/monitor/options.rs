@@ -269,11 +269,6 @@ fn refused(config: &RunConfig) -> Option<(&'static str, &'static str)> {
         Some(("--spike", "count spikes with --spike-above"))
     } else if config.profile.is_some() {
         Some(("--profile", "give the profile's settings as options"))
-    } else if config.timerlat {
-        Some((
-            "--timerlat",
-            "the timerlat tracer's figures come with rtlat run --timerlat; the monitor serves its own threads' latencies",
-        ))
     } else {
         None
     }

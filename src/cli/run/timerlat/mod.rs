@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_system::noise::timerlat::{
-    TimerlatPath, TimerlatSettings, TimerlatTrace, Workload, probe,
+    TimerlatLine, TimerlatPath, TimerlatSettings, TimerlatTrace, Workload, probe,
 };
 
 pub use collect::{Collector, CpuFigures, Spike};
@@ -111,6 +111,9 @@ pub struct TimerlatFigures {
     pub cpus: BTreeMap<usize, CpuFigures>,
 }
 
+/// What also takes each line of the trace as it is read.
+pub type LineSink = Box<dyn FnMut(&TimerlatLine) + Send>;
+
 /// The tracer running, and the thread reading it.
 pub struct TimerlatRun {
     trace: TimerlatTrace,
@@ -127,6 +130,16 @@ impl TimerlatRun {
     /// With `explain`, the osnoise family's noise events are traced too and the worst
     /// wake-ups of each CPU kept in parts ([`Collector`]).
     pub fn start(plan: TimerlatPlan, explain: bool) -> Result<TimerlatRun, String> {
+        TimerlatRun::start_with(plan, explain, None)
+    }
+
+    /// [`TimerlatRun::start`], each line read also given to `sink` as it is read (on the
+    /// reading thread: `rtlat monitor`'s metrics).
+    pub fn start_with(
+        plan: TimerlatPlan,
+        explain: bool,
+        mut sink: Option<LineSink>,
+    ) -> Result<TimerlatRun, String> {
         let TimerlatPlan {
             cpus,
             period_us,
@@ -164,8 +177,13 @@ impl TimerlatRun {
                 loop {
                     // Read once more after the stop: what the last cycles left.
                     let last = stopped.load(Ordering::Acquire);
-                    pipe.drain(|line| collector.line(line))
-                        .map_err(|e| format!("--timerlat: {e}"))?;
+                    pipe.drain(|line| {
+                        if let Some(sink) = sink.as_mut() {
+                            sink(&line);
+                        }
+                        collector.line(line)
+                    })
+                    .map_err(|e| format!("--timerlat: {e}"))?;
                     if last {
                         return Ok(collector.finish());
                     }

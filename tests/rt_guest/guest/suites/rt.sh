@@ -15,7 +15,8 @@
 #  beside.*     --explain while rtla timerlat runs in an instance of its own
 #  hwnoise.*    rtlat hwnoise with the hwlat tracer on CPU 1, tracefs before and after
 #  timerlat.*   rtlat run --timerlat on CPU 1 (alone, then with the hog), tracefs before and after
-#  servo.timerlat.*  rtlat servo --timerlat on CPU 1, tracefs before and after
+#  servo.timerlat.*, monitor.timerlat.*  rtlat servo and rtlat monitor --timerlat on CPU 1,
+#               tracefs before and after
 #  pair.*       rtla timerlat -a and rtlat run --timerlat --explain in turn under the same hog, ten pairs
 
 ip link set lo up
@@ -189,6 +190,13 @@ timerlat_settings >/tmp/servo.timerlat.after
 emit servo.timerlat.before /tmp/servo.timerlat.before
 emit servo.timerlat.after /tmp/servo.timerlat.after
 keep servo.timerlat.json /tmp/servo.timerlat.json
+# rtlat monitor --timerlat: the tracer's samples as metrics, on both kernels.
+timerlat_settings >/tmp/monitor.timerlat.before
+run monitor.timerlat 60 timeout -s INT 4 rtlat monitor -a 1 --timerlat --listen 127.0.0.1:0 --window 1s --textfile /tmp/monitor.timerlat.prom
+timerlat_settings >/tmp/monitor.timerlat.after
+emit monitor.timerlat.before /tmp/monitor.timerlat.before
+emit monitor.timerlat.after /tmp/monitor.timerlat.after
+keep monitor.timerlat.prom /tmp/monitor.timerlat.prom
 
 # 10. rtla timerlat's automatic mode and rtlat run --timerlat --explain in turn, each under
 # the same hog (SCHED_FIFO 95 on CPU 1 for 0.3 s, started once the tool's tracer runs, above
