@@ -133,16 +133,16 @@ mod tests {
     #[test]
     fn the_register_is_read_at_its_number() {
         // A file laid out as the driver's: the 8 bytes at offset 0x34 are the register.
-        let dir = std::env::temp_dir().join(format!("rtlat-msr-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Made exclusively, under an unpredictable name (tests run as root).
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         std::fs::create_dir_all(dir.join("dev/cpu/3")).unwrap();
         let mut bytes = vec![0xffu8; 0x34];
         bytes.extend_from_slice(&0x0000_0007_0000_002au64.to_le_bytes());
         std::fs::write(dir.join("dev/cpu/3/msr"), bytes).unwrap();
-        let counter = SmiCounter::open(&dir, 3).unwrap();
+        let counter = SmiCounter::open(dir, 3).unwrap();
         let read = counter.read();
-        let missing = SmiCounter::open(&dir, 4).unwrap_err();
-        std::fs::remove_dir_all(&dir).unwrap();
+        let missing = SmiCounter::open(dir, 4).unwrap_err();
         assert_eq!(read, Ok(42), "the low 32 bits");
         assert!(missing.to_string().contains("modprobe msr"), "{missing}");
     }
