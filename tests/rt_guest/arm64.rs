@@ -42,6 +42,7 @@ fn suite(test: &str) -> Option<&'static Results> {
         let accel = Accel::Tcg("an arm64 guest on an x86_64 host".into());
         let results = Guest::run_suite(
             &Boot {
+                single_threaded: false,
                 kernel: &kernel,
                 accel: accel.clone(),
                 cmdline: super::x86::ISOLATED,

@@ -203,9 +203,13 @@ pub enum Accel {
 }
 
 impl Accel {
-    fn args(&self, arch: Arch) -> Vec<&'static str> {
+    /// QEMU's options; `single_threaded`: TCG's vCPUs on one host thread ([`Boot`]).
+    fn args(&self, arch: Arch, single_threaded: bool) -> Vec<&'static str> {
         match (self, arch) {
             (Accel::Kvm, _) => vec!["-accel", "kvm", "-cpu", "host"],
+            (Accel::Tcg(_), Arch::X86_64) if single_threaded => {
+                vec!["-accel", "tcg,thread=single", "-cpu", "max"]
+            }
             (Accel::Tcg(_), Arch::X86_64) => vec!["-accel", "tcg", "-cpu", "max"],
             // Pointer authentication's architected algorithm is slow to emulate; the
             // implementation-defined one is not (QEMU's docs).
@@ -246,6 +250,7 @@ pub fn accel(arch: Arch, kernel: &Kernel) -> Accel {
         }
         let started = Instant::now();
         let probe = Guest::start(&Boot {
+            single_threaded: false,
             kernel,
             accel: Accel::Kvm,
             cmdline: "",
@@ -298,6 +303,11 @@ pub struct Boot<'a> {
     /// After the guest powers off, QEMU stays (`-no-shutdown`) until [`Guest::quit`]: its
     /// threads can still be restored.
     pub keep_after_poweroff: bool,
+    /// Under TCG, both vCPUs on one host thread (`-accel tcg,thread=single`): the kernel's
+    /// live code patching (each tracer switched on or off patches its tracepoints with
+    /// int3) is never seen half done by the other vCPU, which multi-threaded TCG allowed
+    /// (int3 oopses in the code just patched, after a few dozen tracer switches). Slower.
+    pub single_threaded: bool,
 }
 
 /// A running QEMU.
@@ -334,7 +344,12 @@ impl Guest {
         if arch == Arch::Aarch64 {
             args.extend(["-M".into(), "virt".into()]);
         }
-        args.extend(boot.accel.args(arch).into_iter().map(String::from));
+        args.extend(
+            boot.accel
+                .args(arch, boot.single_threaded)
+                .into_iter()
+                .map(String::from),
+        );
         args.extend([
             "-smp".into(),
             boot.smp.to_string(),

@@ -62,6 +62,7 @@ fn the_seeds_protocol_end_to_end() {
 
     // 1. The guest as installed: nothing isolated.
     let mut untuned = Guest::start(&Boot {
+        single_threaded: false,
         kernel: &kernel,
         accel: accel.clone(),
         cmdline: "",
@@ -93,6 +94,7 @@ fn the_seeds_protocol_end_to_end() {
 
     // 2. The reboot with CPU 1 isolated, in a QEMU whose vCPU threads the host tunes first.
     let mut tuned = Guest::start(&Boot {
+        single_threaded: false,
         kernel: &kernel,
         accel: accel.clone(),
         cmdline: ISOLATED,

@@ -226,10 +226,16 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         );
         // The threads have ended: the rest of the trace read, tracefs put back (the final
         // figures stay served).
-        if let Some(run) = timerlat_run.take()
-            && let Err(e) = run.finish()
-        {
-            errln!("rtlat monitor: {e}");
+        if let Some(run) = timerlat_run.take() {
+            if let Err(e) = run.finish() {
+                errln!("rtlat monitor: {e}");
+            }
+            // Written again with the trace's last samples, read after the threads ended.
+            if let Some(path) = &config.textfile
+                && let Err(e) = textfile::write(path, &metrics)
+            {
+                errln!("rtlat monitor: {e}");
+            }
         }
         if measured.is_ok() && !signals::stop_requested() {
             errln!(

@@ -79,3 +79,24 @@ finish() {
   sync
   poweroff -f
 }
+
+# A SCHED_FIFO shell loop (priority PRIO, 95 unless given) pinned to CPU 1 for HOLD seconds,
+# started DELAY seconds from now in the background: `hog DELAY HOLD [PRIO]`; its pid in
+# /tmp/hog.pid. HOLD counts from the loop's start, not
+# from the fork: chrt and taskset exec on CPU 0 first, and on a loaded host that took most
+# of 0.3 s once, leaving the hog 10 ms on CPU 1.
+hog() {
+  (
+    sleep "$1"
+    chrt -f "${3:-95}" taskset -c 1 sh -c 'while :; do :; done' &
+    pid=$!
+    echo $pid >/tmp/hog.pid
+    tries=0
+    until tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q '^sh -c while' || [ "$tries" -ge 200 ]; do
+      sleep 0.005
+      tries=$((tries + 1))
+    done
+    sleep "$2"
+    kill -9 $pid
+  ) &
+}

@@ -17,7 +17,6 @@
 #  timerlat.*   rtlat run --timerlat on CPU 1 (alone, then with the hog), tracefs before and after
 #  servo.timerlat.*, monitor.timerlat.*  rtlat servo and rtlat monitor --timerlat on CPU 1,
 #               tracefs before and after
-#  pair.*       rtla timerlat -a and rtlat run --timerlat --explain in turn under the same hog, ten pairs
 
 ip link set lo up
 emit_text rt.isolated "$(cat /sys/devices/system/cpu/isolated)"
@@ -52,26 +51,6 @@ tracefs_settings() {
   done
 }
 
-# A SCHED_FIFO shell loop (priority PRIO, 95 unless given) pinned to CPU 1 for HOLD seconds,
-# started DELAY seconds from now in the background: `hog DELAY HOLD [PRIO]`; its pid in
-# /tmp/hog.pid. HOLD counts from the loop's start, not
-# from the fork: chrt and taskset exec on CPU 0 first, and on a loaded host that took most
-# of 0.3 s once, leaving the hog 10 ms on CPU 1.
-hog() {
-  (
-    sleep "$1"
-    chrt -f "${3:-95}" taskset -c 1 sh -c 'while :; do :; done' &
-    pid=$!
-    echo $pid >/tmp/hog.pid
-    tries=0
-    until tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q '^sh -c while' || [ "$tries" -ge 200 ]; do
-      sleep 0.005
-      tries=$((tries + 1))
-    done
-    sleep "$2"
-    kill -9 $pid
-  ) &
-}
 
 # 3. --explain with the hog on the measured CPU.
 tracefs_settings >/tmp/hog.tracefs_before
@@ -197,50 +176,3 @@ timerlat_settings >/tmp/monitor.timerlat.after
 emit monitor.timerlat.before /tmp/monitor.timerlat.before
 emit monitor.timerlat.after /tmp/monitor.timerlat.after
 keep monitor.timerlat.prom /tmp/monitor.timerlat.prom
-
-# 10. rtla timerlat's automatic mode and rtlat run --timerlat --explain in turn, each under
-# the same hog (SCHED_FIFO 95 on CPU 1 for 0.3 s, started once the tool's tracer runs, above
-# the woken thread): ten pairs, each with the hog's pid. rtla stops at a thread latency of
-# 100 ms (TCG's own noise stays under ~15 ms); Debian's rtla is 6.1's, without the
-# auto-analysis that names the blocking task (6.3+), and its saved trace ended before the
-# hog in every try, so only rtlat's parts are checked for the hog's name. On 6.12 only: 6.1
-# under TCG stalled once as rtla timerlat started (tests/rt_guest/machine.rs), and ten more
-# starts there would court it.
-# `until_tracing FILE`: waits (at most 30 s) until FILE names the timerlat tracer.
-until_tracing() {
-  for i in $(seq 150); do
-    grep -qs timerlat $1 && return 0
-    sleep 0.2
-  done
-  return 1
-}
-pairs=
-case "$(uname -r)" in 6.12*) pairs="1 2 3 4 5 6 7 8 9 10" ;; esac
-for pair in $pairs; do
-  rm -f /tmp/timerlat_trace.txt
-  (cd /tmp && exec timeout -s KILL 60 rtla timerlat top -c 1 -a 100000 -d 5s -q) \
-    >"/tmp/pair.$pair.rtla.out" 2>"/tmp/pair.$pair.rtla.err" &
-  tool=$!
-  until_tracing '/sys/kernel/tracing/instances/*/current_tracer'
-  sleep 0.3
-  hog 0 0.3
-  wait $tool
-  emit_text "pair.$pair.rtla.rc" "$?"
-  wait
-  emit "pair.$pair.rtla.out" "/tmp/pair.$pair.rtla.out"
-  emit "pair.$pair.rtla.err" "/tmp/pair.$pair.rtla.err"
-  emit_text "pair.$pair.rtla.hog" "$(cat /tmp/hog.pid)"
-  rtlat run -t 1 -a 1 -p 80 -i 1000 -D 3 -q --timerlat --explain --json "/tmp/pair.$pair.json" \
-    >"/tmp/pair.$pair.rtlat.out" 2>"/tmp/pair.$pair.rtlat.err" &
-  tool=$!
-  until_tracing /sys/kernel/tracing/current_tracer
-  sleep 0.3
-  hog 0 0.3
-  wait $tool
-  emit_text "pair.$pair.rtlat.rc" "$?"
-  wait
-  emit "pair.$pair.rtlat.out" "/tmp/pair.$pair.rtlat.out"
-  emit "pair.$pair.rtlat.err" "/tmp/pair.$pair.rtlat.err"
-  keep "pair.$pair.json" "/tmp/pair.$pair.json"
-  emit_text "pair.$pair.rtlat.hog" "$(cat /tmp/hog.pid)"
-done
