@@ -5,12 +5,19 @@
 //!
 //! The tracer, not the thread, owns the schedule: the first `read` takes the kernel's
 //! CLOCK_MONOTONIC reading as the period's origin and every `read` after it sleeps until
-//! the next multiple of `osnoise/timerlat_period_us` from there (periods already past are
-//! skipped). The deadline a caller passes is therefore not armed; the engine's first
-//! deadline, one interval after its clock read just before the first `read`, is at most the
-//! `read`'s entry into the kernel earlier than the tracer's, so a latency measured against
-//! it is never below the tracer's and above it by at most that entry (well under a µs on
-//! real hardware).
+//! the next multiple of `osnoise/timerlat_period_us` from there (the periods already past
+//! at the `read`'s entry are skipped). The deadline a caller passes is therefore not armed;
+//! the engine's first deadline, one interval after its clock read just before the first
+//! `read`, is earlier than the tracer's by that `read`'s entry into the kernel (well under a
+//! µs on real hardware), so while the two schedules agree a latency measured against it is
+//! the tracer's thread latency plus the return to user space.
+//!
+//! After a wake-up later than a period the two can disagree on what was skipped: the engine
+//! skips the deadlines its wake-up passed, the tracer the periods its next `read`'s entry
+//! passed. Where the tracer skipped fewer, its wake-up comes before the engine's deadline:
+//! [`TimerlatFd`] waits again (that period of the tracer's is one the engine counted as an
+//! overrun), so no latency is measured against a deadline the tracer did not keep. Where it
+//! skipped more, the wake-up is a period late and measured so, as a missed deadline is.
 
 use std::fs::File;
 use std::os::fd::AsFd;
@@ -18,7 +25,6 @@ use std::path::Path;
 
 use rtlat_core::Timer;
 
-use super::AbsoluteSleep;
 use super::error::{SleepError, TimerCall, TimerError};
 use crate::clock::{ClockId, PosixClock};
 use crate::errno::Errno;
@@ -33,8 +39,6 @@ use crate::errno::Errno;
 pub struct TimerlatFd {
     file: File,
     clock: PosixClock,
-    /// Sleeps the rest of a period a signal cut short.
-    rest: AbsoluteSleep,
     cpu: usize,
 }
 
@@ -56,7 +60,6 @@ impl TimerlatFd {
         Ok(TimerlatFd {
             file,
             clock: PosixClock::new(ClockId::Monotonic),
-            rest: AbsoluteSleep::new(ClockId::Monotonic),
             cpu,
         })
     }
@@ -91,15 +94,14 @@ impl TimerlatFd {
         }
     }
 
-    /// After a `read` returned before `deadline`: a signal woke the thread (the kernel's
-    /// `read` returns 0 then, as for a timer). The run ends if it was cancelled; otherwise
-    /// the rest of the period is slept with an absolute `clock_nanosleep`, and the kernel's
-    /// next `read` goes on from the same period (its timer still set for it).
+    /// After a `read` returned before `deadline`: the tracer woke the thread for a period
+    /// the engine had skipped (see the module's documentation), or a signal did (the
+    /// kernel's `read` returns 0 then too). The run ends if it was cancelled; otherwise the
+    /// caller reads again, for the tracer's next period.
     #[cold]
     #[inline(never)]
-    fn early(&mut self, deadline: u64) -> Result<(), SleepError> {
-        super::retry::interrupted()?;
-        self.rest.sleep_until(deadline)
+    fn early(&mut self) -> Result<(), SleepError> {
+        super::retry::interrupted()
     }
 }
 
@@ -112,7 +114,8 @@ impl Timer for TimerlatFd {
     fn sleep_until(&mut self, deadline: u64) -> Result<(), SleepError> {
         loop {
             match self.read() {
-                Ok(()) => break,
+                Ok(()) if self.clock.now_ns()? >= deadline => return Ok(()),
+                Ok(()) => self.early()?,
                 Err(Errno::EINTR) => super::retry::interrupted()?,
                 Err(errno) => {
                     return Err(SleepError::TimerWait {
@@ -122,10 +125,6 @@ impl Timer for TimerlatFd {
                 }
             }
         }
-        if self.clock.now_ns()? < deadline {
-            return self.early(deadline);
-        }
-        Ok(())
     }
 }
 
