@@ -567,6 +567,22 @@ struct Raw<'a> {
     stamp_ns: u64,
 }
 
+impl Raw<'_> {
+    /// The event, its span starting at `start_ns` on the trace clock and ending at the
+    /// line's stamp, or `start + duration` if that is later.
+    fn event(&self, start_ns: u64) -> NoiseEvent {
+        NoiseEvent {
+            cpu: self.cpu,
+            kind: self.kind,
+            name: self.name.to_owned(),
+            pid: self.pid,
+            start_ns,
+            duration_ns: self.duration_ns,
+            end_ns: self.stamp_ns.max(start_ns.saturating_add(self.duration_ns)),
+        }
+    }
+}
+
 /// The noise events of `trace` text (the tracefs `trace` file, or a saved copy). Other
 /// lines (comments, other events, the tracer's summaries) are skipped; lines naming a noise
 /// event that do not read are counted ([`Events::malformed`]). Each event's start is moved
@@ -596,16 +612,7 @@ pub fn parse(trace: &str) -> Events {
         .into_iter()
         .zip(offsets)
         .map(|(raw, offset)| {
-            let start_ns = (raw.start_local as i128 + offset).clamp(0, u64::MAX as i128) as u64;
-            NoiseEvent {
-                cpu: raw.cpu,
-                kind: raw.kind,
-                name: raw.name.to_owned(),
-                pid: raw.pid,
-                start_ns,
-                duration_ns: raw.duration_ns,
-                end_ns: raw.stamp_ns.max(start_ns.saturating_add(raw.duration_ns)),
-            }
+            raw.event((raw.start_local as i128 + offset).clamp(0, u64::MAX as i128) as u64)
         })
         .collect();
     out
@@ -630,20 +637,11 @@ pub fn noise_line_local(line: &str) -> Option<NoiseEvent> {
     let (kind, at) = find_event(line)?;
     let raw = parse_line(line, kind, at)?;
     // A start of 0 is no time (the idle task's first event after the tracer starts).
-    let start_ns = if raw.start_local == 0 {
+    Some(raw.event(if raw.start_local == 0 {
         raw.stamp_ns.saturating_sub(raw.duration_ns)
     } else {
         raw.start_local
-    };
-    Some(NoiseEvent {
-        cpu: raw.cpu,
-        kind: raw.kind,
-        name: raw.name.to_owned(),
-        pid: raw.pid,
-        start_ns,
-        duration_ns: raw.duration_ns,
-        end_ns: raw.stamp_ns.max(start_ns.saturating_add(raw.duration_ns)),
-    })
+    }))
 }
 
 /// How near an event the clocks' offset is looked for: the scheduler clock and
