@@ -124,7 +124,7 @@ fn parts_bars(inputs: &[Input]) -> Vec<PartsBar> {
                             format!("{}{seq}", s.label)
                         }
                     },
-                    whole_ns: spike.thread_ns,
+                    whole_ns: spike.whole_ns(),
                     parts: spike
                         .parts
                         .iter()

@@ -307,6 +307,18 @@ fn spikes(json: &Json) -> Vec<(i64, bool, Vec<String>)> {
         .collect()
 }
 
+/// Whether `cause` names the hog `sh` (pid `hog`, SCHED_FIFO `prio`): the sampler's line
+/// (its policy, priority and pid from /proc) or the tracer's (`thread_noise sh:PID`). Under
+/// a loaded host the 6.1 guest's sampler saw 1.1 ms of a 2 s hog (CI, twice in a boot): it
+/// reads a task's run time from /proc/PID/schedstat, the scheduler's `sum_exec_runtime`,
+/// which for a task that never leaves a nohz_full CPU is brought up to date only at a tick
+/// or a switch; the tracer's event has it whole, and the verdict ranks it first.
+fn names_hog(cause: &str, hog: u32, prio: u32) -> bool {
+    cause.starts_with(&format!(
+        "SCHED_FIFO {prio} task sh (pid {hog}) ran on CPU 1 for "
+    )) || cause.starts_with(&format!("thread_noise sh:{hog} ran "))
+}
+
 on_both_kernels!(a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never);
 fn a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never(
     r: &Results,
@@ -319,7 +331,6 @@ fn a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never(
     // The hog held CPU 1 for 300 ms from its loop's start: a spike above 100 ms. A loaded
     // host can pause a vCPU as long, so the hog's spike is the one that names it first,
     // not the run's maximum.
-    let named = format!("SCHED_FIFO 95 task sh (pid {hog}) ran on CPU 1 for ");
     let long: Vec<_> = spikes.iter().filter(|s| s.0 > 100_000_000).collect();
     assert!(
         !long.is_empty(),
@@ -329,10 +340,8 @@ fn a_fifo_hog_on_the_isolated_cpu_is_named_first_and_the_idle_task_never(
     // (its one thread's id too), its policy and priority.
     let (_, _, causes) = long
         .iter()
-        .find(|s| s.2.first().is_some_and(|c| c.starts_with(&named)))
-        .unwrap_or_else(|| {
-            panic!("no spike above 100 ms names the hog first ({named:?}): {long:#?}")
-        });
+        .find(|s| s.2.first().is_some_and(|c| names_hog(c, hog, 95)))
+        .unwrap_or_else(|| panic!("no spike above 100 ms names the hog {hog} first: {long:#?}"));
     if series == "6.12" {
         // The tracer's events of the hog are in the verdict too.
         let traced = format!("thread_noise sh:{hog} ran");
@@ -380,10 +389,9 @@ fn servo_explain_names_a_hog_above_its_thread_with_the_tracer(r: &Results, serie
         .iter()
         .map(|c| c.at("text").as_str().unwrap())
         .collect();
-    let named = format!("SCHED_FIFO 99 task sh (pid {hog}) ran on CPU 1 for ");
     assert!(
-        causes.first().is_some_and(|c| c.starts_with(&named)),
-        "the hog not named first ({named:?}): {causes:#?}"
+        causes.first().is_some_and(|c| names_hog(c, hog, 99)),
+        "the hog {hog} not named first: {causes:#?}"
     );
     let explain = thread.at("explain");
     if series == "6.12" {
@@ -419,10 +427,9 @@ fn a_break_keeps_the_trace_beside_the_json(r: &Results, _series: &str) {
     let json = Json::parse(&r.text("brk.json"));
     let spikes = spikes(&json);
     assert!(
-        spikes.iter().any(|s| s
-            .2
-            .first()
-            .is_some_and(|c| c.starts_with(&format!("SCHED_FIFO 95 task sh (pid {hog})")))),
+        spikes
+            .iter()
+            .any(|s| s.2.first().is_some_and(|c| names_hog(c, hog, 95))),
         "{spikes:#?}"
     );
     // The trace beside the JSON, named by the run's pid, holds the hog's own event.
@@ -768,15 +775,31 @@ fn run_timerlat_puts_a_hogs_delay_on_the_thread_not_the_irq(r: &Results, series:
     let timerlat = doc.at("thread").at("0").at("rtlat").at("timerlat");
     let (_, _, irq_max) = timerlat_part(timerlat, "irq");
     let (_, _, thd_max) = timerlat_part(timerlat, "thread");
+    let held = held_up(timerlat);
     tell(&format!(
-        "rt_guest {series}: rtlat run --timerlat with a FIFO 95 hog on CPU 1 for 1 s: IRQ max {} µs, Thd max {} µs",
+        "rt_guest {series}: rtlat run --timerlat with a FIFO 95 hog on CPU 1 for 1 s: IRQ max {} µs, Thd max {} µs, held up at most {} µs",
         irq_max / 1000,
-        thd_max / 1000
+        thd_max / 1000,
+        held / 1000
     ));
     // The hog holds the CPU for a second above the woken thread (rtlat's at 80, or the
-    // tracer's at 95 after it): the thread's latency has it, the hard IRQ's does not.
-    assert!(thd_max >= 300_000_000, "{timerlat}");
-    assert!(irq_max * 10 < thd_max, "{timerlat}");
+    // tracer's at 95 after it): the thread's side has it, the hard IRQ's does not.
+    assert!(held >= 300_000_000, "{timerlat}");
+    assert!(irq_max * 10 < held, "{timerlat}");
+}
+
+/// The longest a traced thread was held up: its thread latency or, for rtlat's own thread
+/// (6.12's user workload), its return to its wait (the user-ret latency), where a hog that
+/// takes the CPU after the wake-up and before the next `read` shows (1 pair in 40 in CI).
+fn held_up(timerlat: &Json) -> i64 {
+    let (_, _, thd_max) = timerlat_part(timerlat, "thread");
+    // 6.1's kernel workload has no user-ret samples.
+    let usr_max = timerlat
+        .get("user")
+        .and_then(|user| user.get("max"))
+        .and_then(Json::as_i64)
+        .unwrap_or(0);
+    thd_max.max(usr_max)
 }
 
 /// CPU 1's line of `rtla timerlat top`: (IRQ max, thread max), µs.
@@ -846,8 +869,10 @@ fn rtla_and_rtlat_see_the_same_hog_in_ten_pairs() {
         });
         assert!(
             named,
-            "pair {pair}: the hog sh:{hog} is not among the parts: {worst}"
+            "pair {pair}: the hog sh:{hog} is not among the parts: {worst}\n{timerlat}"
         );
+        // The parts add up to the wake-up's whole: its user-ret latency (rtlat's thread is
+        // the workload on 6.12), which a hog after the wake-up lengthens, not its thread's.
         let parts: u64 = worst
             .at("parts")
             .as_array()
@@ -855,8 +880,13 @@ fn rtla_and_rtlat_see_the_same_hog_in_ten_pairs() {
             .iter()
             .map(|p| p.at("ns").as_u64().unwrap())
             .sum();
-        assert_eq!(parts, worst.at("thread").as_u64().unwrap(), "pair {pair}");
-        let (_, _, rtlat_thd) = timerlat_part(timerlat, "thread");
+        let whole = worst
+            .get("user")
+            .and_then(Json::as_u64)
+            .unwrap_or(0)
+            .max(worst.at("thread").as_u64().unwrap());
+        assert_eq!(parts, whole, "pair {pair}");
+        let rtlat_thd = held_up(timerlat);
         let (_, _, rtlat_irq) = timerlat_part(timerlat, "irq");
         // Both saw the hog (rtla stopped at 100 ms), each under its own: the hog's 0.3 s
         // and the emulator's scheduling of the shell that ends it (a pair's ratio 0.37× to
@@ -874,7 +904,7 @@ fn rtla_and_rtlat_see_the_same_hog_in_ten_pairs() {
     // Over the ten, the two tools agree: the median ratio is the hog's, not the noise's.
     assert!((0.5..=2.0).contains(&ratios[5]), "{ratios:?}");
     tell(&format!(
-        "rt_guest {series}: rtla timerlat -a and rtlat run --timerlat --explain under the same hog, 10 pairs: rtla stopped on it in 10, rtlat named it (blocking_thread or thread_interference) in 10; thread max ratio rtlat/rtla min {:.2} median {:.2} max {:.2}; IRQ max ratio min {:.2} median {:.2} max {:.2} (TCG's noise)",
+        "rt_guest {series}: rtla timerlat -a and rtlat run --timerlat --explain under the same hog, 10 pairs: rtla stopped on it in 10, rtlat named it (blocking_thread or thread_interference) in 10; thread max ratio rtlat/rtla (rtlat: its thread or user-ret max, the larger) min {:.2} median {:.2} max {:.2}; IRQ max ratio min {:.2} median {:.2} max {:.2} (TCG's noise)",
         ratios[0], ratios[5], ratios[9], irq_ratios[0], irq_ratios[5], irq_ratios[9]
     ));
 }

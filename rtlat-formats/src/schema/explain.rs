@@ -58,15 +58,24 @@ pub struct SpikeRecord {
 pub struct TimerlatSpikeRecord {
     /// The tracer's period count on the CPU, where the file states it.
     pub seq: Option<u64>,
-    /// The thread latency (the whole the parts add up to), ns.
+    /// The thread latency, ns.
     pub thread_ns: u64,
     /// The IRQ latency, ns, where stated.
     pub irq_ns: Option<u64>,
     /// The return from user space, ns, where the trace had it.
     pub user_ns: Option<u64>,
     /// The parts, as the file lists them (IRQ ones first, then the interference largest
-    /// first, the remainder last).
+    /// first, the remainder last); they add up to [`TimerlatSpikeRecord::whole_ns`].
     pub parts: Vec<TimerlatPartRecord>,
+}
+
+impl TimerlatSpikeRecord {
+    /// The whole the parts add up to: the `user-ret` latency where stated (a thread held up
+    /// on its way back to its wait), else the thread latency.
+    pub fn whole_ns(&self) -> u64 {
+        self.user_ns
+            .map_or(self.thread_ns, |u| u.max(self.thread_ns))
+    }
 }
 
 /// One part of a [`TimerlatSpikeRecord`].

@@ -111,8 +111,8 @@ pub struct Timerlat {
     /// Events the kernel's ring buffer dropped on this CPU before they were read.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub lost_events: Field<u64>,
-    /// With `--explain`: the worst wake-ups by thread latency, each in parts that add up to
-    /// it, worst first.
+    /// With `--explain`: the worst wake-ups, each in parts that add up to its latency (the
+    /// `user-ret` latency where the trace has it, else the thread latency), worst first.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub spikes: Field<Vec<Field<TimerlatSpike>>>,
 }
@@ -124,13 +124,14 @@ pub struct TimerlatSpike {
     /// The tracer's period count on the CPU.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub seq: Field<u64>,
-    /// The thread latency: the whole the parts add up to.
+    /// The thread latency: the whole the parts add up to, unless `user` is larger.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub thread: Field<u64>,
     /// The IRQ latency.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub irq: Field<u64>,
-    /// The return from user space (user workload), when the trace had it.
+    /// The return from user space (user workload), when the trace had it: then the whole
+    /// the parts add up to (the thread's parts, then its way back to its wait).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub user: Field<Option<u64>>,
     /// The parts.

@@ -25,7 +25,7 @@ const LEFT: f64 = 190.0;
 const RIGHT: f64 = 300.0;
 
 /// The part kinds in the order of a wake-up, with their colours.
-const KINDS: [(&str, (u8, u8, u8)); 8] = [
+const KINDS: [(&str, (u8, u8, u8)); 9] = [
     ("irq_delay", (148, 103, 189)),
     ("irq_latency", (197, 176, 213)),
     ("blocking_thread", (214, 39, 40)),
@@ -34,6 +34,7 @@ const KINDS: [(&str, (u8, u8, u8)); 8] = [
     ("softirq_interference", (174, 199, 232)),
     ("nmi_interference", (140, 86, 75)),
     ("irq_duration_and_switch", (199, 199, 199)),
+    ("return_to_wait", (188, 189, 34)),
 ];
 
 /// A kind the panel does not know (a newer file): grey.

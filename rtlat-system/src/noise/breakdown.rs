@@ -1,9 +1,16 @@
-//! One wake-up of the timerlat tracer split into parts that add up to its thread latency, as
+//! One wake-up of the timerlat tracer split into parts that add up to its latency, as
 //! `rtla timerlat`'s auto-analysis splits a spike: from the timer's expiry to its IRQ (the
 //! IRQ latency, less the interrupts and NMIs that ran first), then from the IRQ to the woken
 //! thread (each NMI, IRQ, softirq and thread that ran on the CPU in between, the thread that
 //! was running when the IRQ came named as the blocking one, and what is left: the timer
 //! IRQ's own run and the switch to the thread).
+//!
+//! A user-space workload (rtlat's own threads on `timerlat_fd`) has a third window: from
+//! its wake-up in the kernel until it is back waiting, the `user-ret` latency. A thread held
+//! up there (preempted after its wake-up, before its next `read`) waits again late, and its
+//! next cycle is late by as much; the tracer's thread latency does not show it. With a
+//! `user-ret` sample the whole is that latency, and the window gets its interference named
+//! and a remainder: the thread's own run back to its wait.
 //!
 //! Times are the trace's: a sample's line is stamped when it is recorded (µs resolution),
 //! the IRQ's right after its latency is read, so the expiry is its stamp less its latency; a
@@ -24,6 +31,8 @@ pub struct Period {
     pub irq: (u64, u64),
     /// The thread sample's stamp and latency, ns.
     pub thread: (u64, u64),
+    /// The `user-ret` sample's stamp and latency, ns (a user-space workload's).
+    pub user: Option<(u64, u64)>,
 }
 
 /// What a part of a wake-up's latency was.
@@ -35,16 +44,18 @@ pub enum PartKind {
     IrqLatency,
     /// The thread that was running when the IRQ came and ran on before the woken thread.
     Blocking,
-    /// An NMI between the IRQ and the thread.
+    /// An NMI between the IRQ and the thread (or on the thread's way back to its wait).
     Nmi,
-    /// An IRQ between the IRQ and the thread.
+    /// An IRQ between the IRQ and the thread (or on the thread's way back to its wait).
     Irq,
-    /// A softirq between the IRQ and the thread.
+    /// A softirq between the IRQ and the thread (or on the thread's way back to its wait).
     Softirq,
-    /// Another thread that ran between the IRQ and the thread.
+    /// Another thread that ran between the IRQ and the thread (or on its way back).
     Thread,
     /// The rest: the timer IRQ's own run and the switch to the woken thread.
     Scheduling,
+    /// The rest of the `user-ret` window: the woken thread's own run back to its wait.
+    ReturnToWait,
 }
 
 impl PartKind {
@@ -59,6 +70,7 @@ impl PartKind {
             PartKind::Softirq => "softirq_interference",
             PartKind::Thread => "thread_interference",
             PartKind::Scheduling => "irq_duration_and_switch",
+            PartKind::ReturnToWait => "return_to_wait",
         }
     }
 }
@@ -75,19 +87,29 @@ pub struct Part {
     pub ns: u64,
 }
 
-/// A wake-up's thread latency in parts that add up to it.
+/// A wake-up's latency in parts that add up to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Breakdown {
     /// The period.
     pub period: Period,
-    /// The parts, IRQ ones first, then the interference largest first, the remainder last.
+    /// The parts, window by window (the IRQ's, then up to the thread, then back to its
+    /// wait), each window's interference largest first and its remainder last.
     pub parts: Vec<Part>,
 }
 
-impl Breakdown {
-    /// The whole: the thread latency, ns.
+impl Period {
+    /// The whole: the `user-ret` latency where the trace has one, else the thread latency,
+    /// ns (never below the thread latency).
     pub fn whole_ns(&self) -> u64 {
-        self.period.thread.1
+        self.user
+            .map_or(self.thread.1, |(_, user)| user.max(self.thread.1))
+    }
+}
+
+impl Breakdown {
+    /// The whole the parts add up to: [`Period::whole_ns`].
+    pub fn whole_ns(&self) -> u64 {
+        self.period.whole_ns()
     }
 }
 
@@ -105,8 +127,14 @@ pub fn breakdown<'a>(
     let expiry = irq_stamp.saturating_sub(irq_ns);
     let overlap =
         |e: &NoiseEvent, from: u64, to: u64| e.end_ns.min(to).saturating_sub(e.start_ns.max(from));
+    let whole = period.whole_ns();
+    // The `user-ret` sample is stamped when it is recorded, as the thread's is.
+    let back_stamp = period
+        .user
+        .map_or(thread_stamp, |(stamp, _)| stamp.max(thread_stamp));
     let mut before: Vec<Part> = Vec::new();
     let mut after: Vec<Part> = Vec::new();
+    let mut back: Vec<Part> = Vec::new();
     let add = |parts: &mut Vec<Part>, kind: PartKind, name: &str, ns: u64| {
         if ns == 0 {
             return;
@@ -146,9 +174,22 @@ pub fn breakdown<'a>(
             &e.name,
             overlap(e, irq_stamp, thread_stamp),
         );
+        // Back to the wait, a thread holding the CPU is interference whenever it began.
+        let kind = if kind == PartKind::Blocking {
+            PartKind::Thread
+        } else {
+            kind
+        };
+        add(
+            &mut back,
+            kind,
+            &e.name,
+            overlap(e, thread_stamp, back_stamp),
+        );
     }
     let mut parts = fill(before, irq_ns, PartKind::IrqLatency);
     parts.extend(fill(after, thread_ns - irq_ns, PartKind::Scheduling));
+    parts.extend(fill(back, whole - thread_ns, PartKind::ReturnToWait));
     Breakdown {
         period: *period,
         parts,
@@ -197,6 +238,7 @@ mod tests {
         seq: 7,
         irq: (1_010_000, 10_000),
         thread: (1_300_000, 300_000),
+        user: None,
     };
 
     fn sum(b: &Breakdown) -> u64 {
@@ -272,6 +314,57 @@ mod tests {
                 (PartKind::IrqLatency, 10_000),
                 (PartKind::Scheduling, 290_000)
             ]
+        );
+    }
+
+    #[test]
+    fn a_thread_held_up_after_its_wake_up_has_the_user_ret_window_in_parts() {
+        // Woken 300 µs late, then preempted in user space by a hog for 1 s before its next
+        // read: back waiting 1.3 ms after the expiry, the user-ret sample.
+        let period = Period {
+            user: Some((2_300_000, 1_300_000)),
+            ..PERIOD
+        };
+        let events = [
+            // The thread running when the IRQ came (before the wake-up).
+            event(NoiseKind::Thread, "sh:345", 900_000, 400_000),
+            // The hog, after the wake-up: 990 µs of the window's 1000.
+            event(NoiseKind::Thread, "hog:9", 1_305_000, 990_000),
+            event(NoiseKind::Irq, "local_timer:236", 1_800_000, 2_000),
+        ];
+        let b = breakdown(&period, &events, |_| true);
+        assert_eq!(b.whole_ns(), 1_300_000);
+        assert_eq!(sum(&b), 1_300_000);
+        // The window's parts come last.
+        let after_wake: Vec<_> = b.parts[b.parts.len() - 3..]
+            .iter()
+            .map(|p| (p.kind, p.name.as_str(), p.ns))
+            .collect();
+        assert_eq!(
+            after_wake,
+            [
+                (PartKind::Thread, "hog:9", 990_000),
+                (PartKind::Irq, "local_timer:236", 2_000),
+                (PartKind::ReturnToWait, "", 8_000),
+            ]
+        );
+        // Before the wake-up, the blocking thread as without the user-ret sample.
+        assert!(
+            b.parts
+                .iter()
+                .any(|p| p.kind == PartKind::Blocking && p.name == "sh:345" && p.ns == 290_000)
+        );
+        // A user-ret sample at the thread's stamp adds nothing.
+        let period = Period {
+            user: Some((1_300_000, 300_000)),
+            ..PERIOD
+        };
+        assert_eq!(
+            breakdown(&period, &events, |_| true),
+            Breakdown {
+                period,
+                ..breakdown(&PERIOD, &events, |_| true)
+            }
         );
     }
 

@@ -19,16 +19,16 @@ pub fn lines(series: &Series) -> Vec<String> {
     }
     let mut out = vec!["timerlat, the worst wake-ups in the tracer's parts:".to_string()];
     let mut worst: Vec<&TimerlatSpikeRecord> = spikes.iter().collect();
-    worst.sort_by_key(|s| std::cmp::Reverse(s.thread_ns));
+    worst.sort_by_key(|s| std::cmp::Reverse(s.whole_ns()));
     for spike in worst.iter().take(SPIKES_SHOWN) {
         out.push(spike_line(spike));
         let mut parts: Vec<_> = spike.parts.iter().collect();
         parts.sort_by_key(|p| std::cmp::Reverse(p.ns));
         for part in parts.iter().take(PARTS_SHOWN) {
-            let share = if spike.thread_ns == 0 {
+            let share = if spike.whole_ns() == 0 {
                 0.0
             } else {
-                part.ns as f64 * 100.0 / spike.thread_ns as f64
+                part.ns as f64 * 100.0 / spike.whole_ns() as f64
             };
             let name = if part.name.is_empty() {
                 String::new()
@@ -112,6 +112,20 @@ mod tests {
                     part("irq_interference", "local_timer:236", 5_000),
                     part("softirq_interference", "TIMER:1", 1_000),
                     part("irq_duration_and_switch", "", 94_000),
+                    part("return_to_wait", "", 10_000),
+                ],
+            },
+            // Woken on time, then held up before its next wait: worst by its user-ret.
+            TimerlatSpikeRecord {
+                seq: Some(5),
+                thread_ns: 30_000,
+                irq_ns: Some(5_000),
+                user_ns: Some(900_000),
+                parts: vec![
+                    part("irq_latency", "", 5_000),
+                    part("irq_duration_and_switch", "", 25_000),
+                    part("thread_interference", "sh:401", 860_000),
+                    part("return_to_wait", "", 10_000),
                 ],
             },
         ];
@@ -119,12 +133,17 @@ mod tests {
             lines(&s),
             [
                 "timerlat, the worst wake-ups in the tracer's parts:",
+                "Thd 30.0 µs (IRQ 5.0 µs, Usr 900.0 µs), period #5",
+                "   95.6 % 860.0 µs thread_interference sh:401",
+                "    2.8 % 25.0 µs irq_duration_and_switch",
+                "    1.1 % 10.0 µs return_to_wait",
+                "    0.6 % 5.0 µs irq_latency",
                 "Thd 705.0 µs (IRQ 5.0 µs, Usr 715.0 µs), period #2",
-                "   85.1 % 600.0 µs thread_interference sh:400",
-                "   13.3 % 94.0 µs irq_duration_and_switch",
+                "   83.9 % 600.0 µs thread_interference sh:400",
+                "   13.1 % 94.0 µs irq_duration_and_switch",
+                "    1.4 % 10.0 µs return_to_wait",
                 "    0.7 % 5.0 µs irq_latency",
-                "    0.7 % 5.0 µs irq_interference local_timer:236",
-                "  … 1 more parts",
+                "  … 2 more parts",
                 "Thd 20.0 µs, period #9",
                 "  100.0 % 20.0 µs irq_latency",
             ]

@@ -1,7 +1,9 @@
 //! The timerlat trace as it is read: each sample into its CPU's histograms and, with
-//! `--explain`, the noise events of the last second kept per CPU so that each wake-up among
-//! the CPU's worst is split into its parts when its thread sample comes (rtlat-system's
-//! `breakdown`).
+//! `--explain`, the noise events of the last seconds kept per CPU so that each wake-up among
+//! the CPU's worst is split into its parts (rtlat-system's `breakdown`) once its period is
+//! complete: at its `user-ret` sample for a user-space workload (a thread held up after its
+//! wake-up is late at its next wait, which only that sample shows), else when the next
+//! period's thread sample comes or the trace ends.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -13,8 +15,9 @@ use rtlat_system::noise::tracer::NoiseEvent;
 /// How many wake-ups are kept in parts per CPU, worst first.
 pub const WORST: usize = 8;
 
-/// How long noise events are kept: far longer than any period the tracer takes (1 s).
-const KEEP_NS: u64 = 2_000_000_000;
+/// How long noise events are kept: far longer than any period the tracer takes (1 s) and a
+/// hog's hold on a CPU before the RT throttle (0.95 s of each second by default).
+const KEEP_NS: u64 = 5_000_000_000;
 
 /// At most this many noise events are kept per CPU (the oldest go first).
 const KEEP_EVENTS: usize = 65_536;
@@ -49,6 +52,8 @@ struct Cpu {
     recent: VecDeque<NoiseEvent>,
     /// The last IRQ sample: its period, stamp and latency.
     irq: Option<(u64, u64, u64)>,
+    /// With `--explain`: the period whose thread sample came, waiting for its `user-ret`.
+    pending: Option<Period>,
 }
 
 impl Cpu {
@@ -63,6 +68,7 @@ impl Cpu {
             },
             recent: VecDeque::new(),
             irq: None,
+            pending: None,
         }
     }
 }
@@ -111,18 +117,31 @@ impl Collector {
                     Context::Thread => {
                         state.figures.thread.record(value);
                         if self.explain {
-                            keep_if_worst(state, cpu, seq, stamp_ns, latency_ns);
+                            // A period still waiting gets no user-ret sample now.
+                            if let Some(period) = state.pending.take() {
+                                keep_if_worst(state, period);
+                            }
+                            // The IRQ sample of the same period (a lost one leaves the
+                            // period out).
+                            state.pending = state
+                                .irq
+                                .filter(|&(irq_seq, _, _)| irq_seq == seq)
+                                .map(|(_, irq_stamp, irq_ns)| Period {
+                                    cpu,
+                                    seq,
+                                    irq: (irq_stamp, irq_ns),
+                                    thread: (stamp_ns, latency_ns),
+                                    user: None,
+                                });
                         }
                     }
                     Context::User => {
                         state.figures.user.record(value);
-                        if let Some(spike) = state
-                            .figures
-                            .spikes
-                            .iter_mut()
-                            .find(|s| s.breakdown.period.seq == seq)
-                        {
-                            spike.user_ns = Some(latency_ns);
+                        if let Some(mut period) = state.pending.take() {
+                            if period.seq == seq {
+                                period.user = Some((stamp_ns, latency_ns));
+                            }
+                            keep_if_worst(state, period);
                         }
                     }
                 }
@@ -150,39 +169,35 @@ impl Collector {
     pub fn finish(self) -> BTreeMap<usize, CpuFigures> {
         self.cpus
             .into_iter()
-            .map(|(cpu, state)| (cpu, state.figures))
+            .map(|(cpu, mut state)| {
+                if let Some(period) = state.pending.take() {
+                    keep_if_worst(&mut state, period);
+                }
+                (cpu, state.figures)
+            })
             .collect()
     }
 }
 
-/// A thread sample among the CPU's [`WORST`] so far is split into parts, from its period's
-/// IRQ sample and the noise events kept.
-fn keep_if_worst(state: &mut Cpu, cpu: usize, seq: u64, stamp_ns: u64, latency_ns: u64) {
+/// A complete period among the CPU's [`WORST`] so far is split into parts, from the noise
+/// events kept.
+fn keep_if_worst(state: &mut Cpu, period: Period) {
     let spikes = &mut state.figures.spikes;
+    let whole = period.whole_ns();
     if spikes.len() >= WORST
         && spikes
             .last()
-            .is_some_and(|s| s.breakdown.whole_ns() >= latency_ns)
+            .is_some_and(|s| s.breakdown.whole_ns() >= whole)
     {
         return;
     }
-    // The IRQ sample of the same period (a lost one leaves the period out).
-    let Some((_, irq_stamp, irq_ns)) = state.irq.filter(|&(irq_seq, _, _)| irq_seq == seq) else {
-        return;
-    };
-    let period = Period {
-        cpu,
-        seq,
-        irq: (irq_stamp, irq_ns),
-        thread: (stamp_ns, latency_ns),
-    };
     let spike = Spike {
         breakdown: breakdown(&period, &state.recent, interferes),
-        user_ns: None,
+        user_ns: period.user.map(|(_, ns)| ns),
     };
     let at = spikes
         .iter()
-        .position(|s| s.breakdown.whole_ns() < latency_ns)
+        .position(|s| s.breakdown.whole_ns() < whole)
         .unwrap_or(spikes.len());
     spikes.insert(at, spike);
     spikes.truncate(WORST);
@@ -238,10 +253,18 @@ CPU:1 [LOST 3 EVENTS]
         let worst = &spikes[0];
         assert_eq!(worst.breakdown.period.seq, 2);
         assert_eq!(worst.user_ns, Some(715_000));
+        // With the user-ret sample, the parts add up to it: the thread's, then its way back.
         assert_eq!(
             worst.breakdown.parts.iter().map(|p| p.ns).sum::<u64>(),
-            705_000
+            715_000
         );
+        assert_eq!(
+            worst.breakdown.parts.last().map(|p| (p.kind, p.ns)),
+            Some((PartKind::ReturnToWait, 10_000))
+        );
+        // The last period has no user-ret sample: its thread latency is the whole.
+        let last = spikes.iter().find(|s| s.breakdown.period.seq == 3).unwrap();
+        assert_eq!((last.user_ns, last.breakdown.whole_ns()), (None, 12_000));
         let hog = worst
             .breakdown
             .parts
@@ -256,5 +279,41 @@ CPU:1 [LOST 3 EVENTS]
                 .windows(2)
                 .all(|w| w[0].breakdown.whole_ns() >= w[1].breakdown.whole_ns())
         );
+    }
+
+    /// The 6.12 guest's case: a hog on the CPU after the thread's wake-up, before its next
+    /// `read`. The thread latency is small; the user-ret sample carries the hold-up.
+    const HELD_AFTER_WAKE: &str = "\
+          <idle>-0       [001] d.h2.   200.001004: #1     context    irq timer_latency      4000 ns
+        rtlat-t0-311     [001] .....   200.001020: #1     context thread timer_latency     20000 ns
+              sh-528     [001] d..2.   201.001025: thread_noise:       sh:528 start 200.001025000 duration 1000000000 ns
+        rtlat-t0-311     [001] .....   201.001040: #1     context user-ret timer_latency 1000040000 ns
+          <idle>-0       [001] d.h2.   201.002003: #2     context    irq timer_latency      3000 ns
+        rtlat-t0-311     [001] .....   201.002013: #2     context thread timer_latency     13000 ns
+";
+
+    #[test]
+    fn a_thread_held_up_after_its_wake_up_is_the_worst_with_the_hog_named() {
+        let mut collector = Collector::new(true);
+        for line in HELD_AFTER_WAKE.lines().filter_map(parse_line) {
+            collector.line(line);
+        }
+        let cpus = collector.finish();
+        let spikes = &cpus[&1].spikes;
+        assert_eq!(spikes.len(), 2);
+        let worst = &spikes[0];
+        assert_eq!(worst.breakdown.period.seq, 1);
+        assert_eq!(worst.breakdown.whole_ns(), 1_000_040_000);
+        assert_eq!(
+            worst.breakdown.parts.iter().map(|p| p.ns).sum::<u64>(),
+            1_000_040_000
+        );
+        let hog = worst
+            .breakdown
+            .parts
+            .iter()
+            .find(|p| p.name == "sh:528")
+            .expect("the hog named");
+        assert_eq!((hog.kind, hog.ns), (PartKind::Thread, 1_000_000_000));
     }
 }

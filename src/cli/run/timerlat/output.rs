@@ -90,22 +90,30 @@ fn shown(ns: u64, nanoseconds: bool) -> String {
 fn spike_text(out: &mut String, label: &str, spike: &Spike, nanoseconds: bool) {
     let b = &spike.breakdown;
     let whole = b.whole_ns();
+    let thread = b.period.thread.1;
+    let irq = b.period.irq.1.min(thread);
     let _ = write!(
         out,
-        "# {} timerlat period #{} on CPU {}: Thd {} = IRQ {} + after the IRQ {}",
+        "# {} timerlat period #{} on CPU {}: ",
         label.replace(' ', ""),
         b.period.seq,
         b.period.cpu,
-        shown(whole, nanoseconds),
-        shown(b.period.irq.1.min(whole), nanoseconds),
-        shown(whole - b.period.irq.1.min(whole), nanoseconds),
     );
-    match spike.user_ns {
-        Some(user) => {
-            let _ = writeln!(out, " (Usr {})", shown(user, nanoseconds));
-        }
-        None => out.push('\n'),
+    if let Some(user) = spike.user_ns {
+        let _ = write!(
+            out,
+            "Usr {} = Thd + back to its wait {}; ",
+            shown(user, nanoseconds),
+            shown(whole - thread, nanoseconds)
+        );
     }
+    let _ = writeln!(
+        out,
+        "Thd {} = IRQ {} + after the IRQ {}",
+        shown(thread, nanoseconds),
+        shown(irq, nanoseconds),
+        shown(thread - irq, nanoseconds),
+    );
     for part in &b.parts {
         let (remedy, audit) = remedy(part, b.period.cpu);
         let _ = write!(
@@ -164,7 +172,7 @@ fn remedy(part: &Part, cpu: usize) -> (String, Option<&'static str>) {
         ),
         PartKind::Thread => (
             format!(
-                "it ran on CPU {cpu} before the woken thread: move it off the CPU or below the thread's priority"
+                "it ran on CPU {cpu} while the woken thread waited for it: move it off the CPU or below the thread's priority"
             ),
             Some("threads.on_isolated"),
         ),
@@ -182,6 +190,10 @@ fn remedy(part: &Part, cpu: usize) -> (String, Option<&'static str>) {
         ),
         PartKind::Scheduling => (
             "the timer IRQ's own run and the switch to the thread".to_string(),
+            None,
+        ),
+        PartKind::ReturnToWait => (
+            "the woken thread's own run until it waited again (its cycle's work)".to_string(),
             None,
         ),
     }
@@ -234,7 +246,7 @@ fn spike_json(spike: &Spike) -> schema::TimerlatSpike {
     let whole = b.whole_ns();
     schema::TimerlatSpike {
         seq: b.period.seq.into(),
-        thread: whole.into(),
+        thread: b.period.thread.1.into(),
         irq: b.period.irq.1.into(),
         user: spike.user_ns.into(),
         parts: b
