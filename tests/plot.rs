@@ -560,7 +560,8 @@ fn timerlat_wake_ups_are_drawn_as_bars_of_their_parts() {
             {"part": "irq_latency", "name": "", "ns": 6598493},
             {"part": "blocking_thread", "name": "sh:959", "ns": 396008304},
             {"part": "irq_interference", "name": "local_timer:236", "ns": 740201},
-            {"part": "irq_duration_and_switch", "name": "", "ns": 70854}]},
+            {"part": "irq_duration_and_switch", "name": "", "ns": 70854},
+            {"part": "return_to_wait", "name": "", "ns": 823869}]},
         {"seq": 2062, "thread": 6621202, "irq": 6457978, "parts": [
             {"part": "irq_latency", "name": "", "ns": 6457978},
             {"part": "irq_duration_and_switch", "name": "", "ns": 163224}]}]});
@@ -571,18 +572,19 @@ fn timerlat_wake_ups_are_drawn_as_bars_of_their_parts() {
     let svg = Svg::read(Path::new(&svg_path));
     assert!(
         svg.has_text(
-            "The largest wake-ups in the timerlat tracer's parts (share of the thread latency)"
+            "The largest wake-ups in the timerlat tracer's parts (share of each wake-up's latency)"
         ),
         "{:?}",
         svg.texts()
     );
-    // Largest first, each with its largest part.
-    let t0 = svg.named("text").position(|t| t.text == "T0 #839 403 ms");
+    // Largest first, each with its largest part; a wake-up with a user-ret latency is that
+    // long (its thread's 403 ms, then 0.8 ms back to its wait).
+    let t0 = svg.named("text").position(|t| t.text == "T0 #839 404 ms");
     let t1 = svg
         .named("text")
         .position(|t| t.text == "T0 #2062 6621.2 µs");
     assert!(t0.is_some() && t1.is_some() && t0 < t1, "{:?}", svg.texts());
-    assert!(svg.has_text("98.2 % blocking_thread sh:959"));
+    assert!(svg.has_text("98.0 % blocking_thread sh:959"));
     assert!(svg.has_text("97.5 % irq_latency"));
     // The key names the kinds drawn, and only those.
     for kind in [
@@ -591,6 +593,7 @@ fn timerlat_wake_ups_are_drawn_as_bars_of_their_parts() {
         "blocking_thread",
         "irq_interference",
         "irq_duration_and_switch",
+        "return_to_wait",
     ] {
         assert!(svg.has_text(kind), "{kind}");
     }

@@ -154,7 +154,7 @@ pub struct TimerlatSpikePart {
     /// How much, ns.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub ns: Field<u64>,
-    /// Its share of the thread latency, %.
+    /// Its share of the wake-up's latency (`user` where present, else `thread`), %.
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub percent: Field<f64>,
     /// What to do about it.

@@ -93,7 +93,7 @@ pub fn draw<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let left_text = s.font(size::LEGEND).pos(Pos::new(HPos::Left, VPos::Center));
     area.draw(&Text::new(
-        "The largest wake-ups in the timerlat tracer's parts (share of the thread latency)",
+        "The largest wake-ups in the timerlat tracer's parts (share of each wake-up's latency)",
         (s.px(MARGIN), s.px(TITLE / 2.0)),
         s.bold(size::LEGEND).pos(Pos::new(HPos::Left, VPos::Center)),
     ))

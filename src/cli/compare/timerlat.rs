@@ -1,6 +1,7 @@
 //! The wake-ups `rtlat run --timerlat --explain` split into the timerlat tracer's parts, in
 //! the spikes section: per series the worst [`SPIKES_SHOWN`], each with its largest parts
-//! (at most [`PARTS_SHOWN`]) and their share of the thread latency.
+//! (at most [`PARTS_SHOWN`]) and their share of the wake-up's latency (its user-ret latency
+//! where the file has one, else its thread latency).
 
 use rtlat_formats::Series;
 use rtlat_formats::schema::explain::TimerlatSpikeRecord;
