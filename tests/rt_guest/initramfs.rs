@@ -110,6 +110,9 @@ fn make(arch: Arch) -> Result<PathBuf, String> {
             add(&mut root, &format!("usr/bin/{peer}"), stripped(&path)?);
             libraries(&mut root, &path)?;
         }
+        if std::env::var_os("RTLAT_GUEST_VALGRIND").is_some_and(|v| v == "1") {
+            valgrind(&mut root)?;
+        }
     }
 
     let out = cache_dir().join(format!(
@@ -121,6 +124,34 @@ fn make(arch: Arch) -> Result<PathBuf, String> {
     let archive = cpio(&root);
     std::fs::write(&out, archive).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(out)
+}
+
+/// callgrind for the callgrind suite (benches/timerlat-callgrind.sh): Debian's launcher
+/// (`valgrind.bin`; `/usr/bin/valgrind` is a shell wrapper around it) as `usr/bin/valgrind`,
+/// the static callgrind tool, the preload it puts into the measured program and the default
+/// suppressions (about 3 MB in all; the suite sets `VALGRIND_LIB`).
+fn valgrind(root: &mut BTreeMap<String, Entry>) -> Result<(), String> {
+    let launcher = Path::new("/usr/bin/valgrind.bin");
+    if !launcher.is_file() {
+        return Err(
+            "RTLAT_GUEST_VALGRIND=1 but no /usr/bin/valgrind.bin (apt-get install valgrind)".into(),
+        );
+    }
+    add(root, "usr/bin/valgrind", file(launcher, 0o755)?);
+    libraries(root, launcher)?;
+    let lib = Path::new("/usr/libexec/valgrind");
+    for (name, mode) in [
+        ("callgrind-amd64-linux", 0o755),
+        ("vgpreload_core-amd64-linux.so", 0o755),
+        ("default.supp", 0o644),
+    ] {
+        add(
+            root,
+            &format!("usr/libexec/valgrind/{name}"),
+            file(&lib.join(name), mode)?,
+        );
+    }
+    Ok(())
 }
 
 /// Adds `entry` at `path` and every folder above it.

@@ -979,3 +979,103 @@ fn monitor_timerlat_serves_the_tracers_parts(r: &Results, series: &str) {
         assert_eq!(users, 0.0, "{prom}");
     }
 }
+
+/// The callgrind suite's limit: four runs of rtlat under callgrind under TCG.
+const CALLGRIND_LIMIT: Duration = Duration::from_secs(1500);
+
+/// The Ir of one thread's callgrind file (its `totals:` line).
+fn callgrind_total(text: &str) -> Option<u64> {
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("totals:"))
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
+}
+
+/// What thread `n` (callgrind's number) of `rtlat run` is: the main thread is the first;
+/// the measuring thread is the one that sets its own priority (the release binary has no
+/// symbols of its own, but callgrind names the C library's functions); with `--timerlat`
+/// the other one reads the trace.
+fn callgrind_role(n: &str, text: &str, timerlat: bool) -> &'static str {
+    if text.contains(") sched_get_priority_max\n") {
+        "measuring"
+    } else if n == "01" {
+        "main"
+    } else if timerlat {
+        "trace reader"
+    } else {
+        "other"
+    }
+}
+
+/// User-space instructions per cycle of `rtlat run` and `rtlat run --timerlat` on 6.12 (a
+/// figure, not a check: benches/timerlat-callgrind.sh runs it with --release and
+/// RTLAT_GUEST_VALGRIND=1). Asserts only that every run measured and that its threads' Ir
+/// grew with the loops.
+#[test]
+#[ignore = "a benchmark: benches/timerlat-callgrind.sh"]
+fn timerlat_costs_per_cycle_under_callgrind() {
+    let test = "timerlat_costs_per_cycle_under_callgrind";
+    let Some(r) = boot("6.12", ISOLATED, test, ("callgrind", true), CALLGRIND_LIMIT) else {
+        return;
+    };
+    let (n1, n2) = (200u64, 1200u64);
+    for mode in ["plain", "timerlat"] {
+        let mut per_thread: BTreeMap<String, (u64, u64, &'static str)> = BTreeMap::new();
+        for (slot, loops) in [(0, n1), (1, n2)] {
+            let key = format!("cg.{mode}.{loops}");
+            r.assert_rc(&key, 0);
+            // `out-NN` per thread (and `out`, callgrind's own).
+            for file in r.text(&format!("{key}.files")).split_whitespace() {
+                let Some((_, n)) = file.rsplit_once('-') else {
+                    continue;
+                };
+                let n = n.to_owned();
+                let text = r.text(&format!("{key}.{n}"));
+                let total =
+                    callgrind_total(&text).unwrap_or_else(|| panic!("{key}.{n}: no totals line"));
+                let role = callgrind_role(&n, &text, mode == "timerlat");
+                let entry = per_thread.entry(n).or_insert((0, 0, role));
+                if slot == 0 {
+                    entry.0 = total;
+                } else {
+                    entry.1 = total;
+                }
+            }
+            let line = r.out(&key);
+            let overruns = line
+                .split("Overruns:")
+                .nth(1)
+                .and_then(|t| t.split_whitespace().next())
+                .unwrap_or("?")
+                .to_owned();
+            tell(&format!(
+                "rt_guest 6.12 callgrind: {key}: {overruns} overruns"
+            ));
+        }
+        let mut all = 0f64;
+        for (thread, (a, b, role)) in &per_thread {
+            let per_cycle = (*b as f64 - *a as f64) / (n2 - n1) as f64;
+            all += per_cycle;
+            tell(&format!(
+                "rt_guest 6.12 callgrind: rtlat run{} -l {n1} vs -l {n2}: thread {thread} ({role}): {per_cycle:.1} instructions/cycle",
+                if mode == "timerlat" {
+                    " --timerlat"
+                } else {
+                    ""
+                }
+            ));
+        }
+        tell(&format!(
+            "rt_guest 6.12 callgrind: rtlat run{}: all threads {all:.1} instructions/cycle",
+            if mode == "timerlat" {
+                " --timerlat"
+            } else {
+                ""
+            }
+        ));
+        assert!(
+            per_thread.values().any(|t| t.2 == "measuring" && t.1 > t.0),
+            "{mode}: no measuring thread's Ir grew with the loops: {per_thread:?}"
+        );
+    }
+}
