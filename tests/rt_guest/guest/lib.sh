@@ -80,13 +80,34 @@ finish() {
   poweroff -f
 }
 
+# `until_cycling COMM`: waits (at most 30 s) until a thread named COMM has waited 20 times
+# (its voluntary context switches): a measuring thread in its loop, not one still being
+# set up. Without it a hog started a fixed time after the tool could come before the
+# thread's first wait (TCG on a loaded host took over 0.3 s from the tracer's start to
+# it): no wake-up was late, nothing was held up (a CI pair whose worst was 7 ms).
+until_cycling() {
+  for i in $(seq 150); do
+    for task in /proc/[0-9]*/task/*; do
+      comm=
+      read -r comm <"$task/comm" 2>/dev/null
+      [ "$comm" = "$1" ] || continue
+      switches=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$task/status" 2>/dev/null)
+      [ "${switches:-0}" -ge 20 ] && return 0
+    done
+    sleep 0.2
+  done
+  return 1
+}
+
 # A SCHED_FIFO shell loop (priority PRIO, 95 unless given) pinned to CPU 1 for HOLD seconds,
-# started DELAY seconds from now in the background: `hog DELAY HOLD [PRIO]`; its pid in
+# started DELAY seconds from now in the background, or DELAY seconds after a thread named
+# AFTER is in its loop (until_cycling): `hog DELAY HOLD [PRIO [AFTER]]`; its pid in
 # /tmp/hog.pid. HOLD counts from the loop's start, not
 # from the fork: chrt and taskset exec on CPU 0 first, and on a loaded host that took most
 # of 0.3 s once, leaving the hog 10 ms on CPU 1.
 hog() {
   (
+    [ -z "$4" ] || until_cycling "$4"
     sleep "$1"
     chrt -f "${3:-95}" taskset -c 1 sh -c 'while :; do :; done' &
     pid=$!

@@ -3,12 +3,13 @@
 # oopsed multi-threaded TCG's guest: tests/rt_guest/machine.rs, Boot::single_threaded).
 #
 # rtla timerlat's automatic mode and rtlat run --timerlat --explain in turn, each under
-# the same hog (SCHED_FIFO 95 on CPU 1 for 0.3 s, started once the tool's tracer runs, above
-# the woken thread): ten pairs, each with the hog's pid. rtla stops at a thread latency of
-# 100 ms (TCG's own noise stays under ~15 ms); Debian's rtla is 6.1's, without the
-# auto-analysis that names the blocking task (6.3+), and its saved trace ended before the
-# hog in every try, so only rtlat's parts are checked for the hog's name. On 6.12 only: 6.1
-# under TCG stalled once as rtla timerlat started (tests/rt_guest/machine.rs).
+# the same hog (SCHED_FIFO 95 on CPU 1 for 0.3 s, above the woken thread, started 0.3 s
+# after rtla's tracer runs or rtlat's measuring thread is in its loop): ten pairs, each
+# with the hog's pid. rtla stops at a thread latency of 100 ms (TCG's own noise stays
+# under ~15 ms); Debian's rtla is 6.1's, without the auto-analysis that names the blocking
+# task (6.3+), and its saved trace ended before the hog in every try, so only rtlat's parts
+# are checked for the hog's name. On 6.12 only: 6.1 under TCG stalled once as rtla
+# timerlat started (tests/rt_guest/machine.rs).
 # `until_tracing FILE`: waits (at most 30 s) until FILE names the timerlat tracer.
 until_tracing() {
   for i in $(seq 150); do
@@ -35,9 +36,7 @@ for pair in 1 2 3 4 5 6 7 8 9 10; do
   rtlat run -t 1 -a 1 -p 80 -i 1000 -D 3 -q --timerlat --explain --json "/tmp/pair.$pair.json" \
     >"/tmp/pair.$pair.rtlat.out" 2>"/tmp/pair.$pair.rtlat.err" &
   tool=$!
-  until_tracing /sys/kernel/tracing/current_tracer
-  sleep 0.3
-  hog 0 0.3
+  hog 0.3 0.3 95 rtlat-t0
   wait $tool
   emit_text "pair.$pair.rtlat.rc" "$?"
   wait

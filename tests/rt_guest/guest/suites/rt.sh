@@ -55,7 +55,7 @@ tracefs_settings() {
 # 3. --explain with the hog on the measured CPU.
 tracefs_settings >/tmp/hog.tracefs_before
 emit hog.tracefs_before /tmp/hog.tracefs_before
-hog 2 0.3
+hog 1 0.3 95 rtlat-t0
 run hog 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 5 -q --explain --explain-above 20000 --json /tmp/hog.json
 wait
 emit_text hog.pid "$(cat /tmp/hog.pid)"
@@ -65,7 +65,7 @@ emit hog.tracefs_after /tmp/hog.tracefs_after
 
 # The same hog ending the run with -b (50 ms): the trace is kept beside the JSON.
 mkdir -p /tmp/brk
-hog 2 0.3
+hog 1 0.3 95 rtlat-t0
 run brk 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 8 -q --explain -b 50000 --json /tmp/brk/brk.json
 wait
 emit_text brk.pid "$(cat /tmp/hog.pid)"
@@ -157,7 +157,7 @@ timerlat_settings >/tmp/timerlat.after
 emit timerlat.before /tmp/timerlat.before
 emit timerlat.after /tmp/timerlat.after
 keep timerlat.json /tmp/timerlat.json
-hog 2 1
+hog 1 1 95 rtlat-t0
 run timerlat.hog 90 rtlat run -t 1 -a 1 -p 80 -i 1000 -D 4 -q --timerlat --json /tmp/timerlat.hog.json
 wait
 keep timerlat.hog.json /tmp/timerlat.hog.json
