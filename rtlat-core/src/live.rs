@@ -11,7 +11,7 @@
 //! use rtlat_core::live::{LiveFigures, LiveStatus};
 //!
 //! static LIVE: LiveStatus = LiveStatus::new();
-//! LIVE.publish(&LiveFigures { cycles: 1, min_ns: 7, act_ns: 7, max_ns: 7, sum_ns: 7, overruns: 0 });
+//! LIVE.publish(&LiveFigures { cycles: 1, min_ns: 7, act_ns: 7, max_ns: 7, sum_ns: 7, overruns: 0, smis: 0 });
 //! assert_eq!(LIVE.read().avg_ns(), 7);
 //! ```
 
@@ -35,6 +35,9 @@ pub struct LiveFigures {
     pub sum_ns: i64,
     /// Deadlines skipped because a wake-up came more than an interval late.
     pub overruns: u64,
+    /// System Management Interrupts counted on the thread's CPU since its first cycle
+    /// (cyclictest's `--smi`; 0 where nobody counts them).
+    pub smis: u64,
 }
 
 impl LiveFigures {
@@ -58,6 +61,7 @@ pub struct LiveStatus {
     max_ns: Word,
     sum_ns: Word,
     overruns: Word,
+    smis: Word,
     tid: AtomicI32,
     finished: AtomicBool,
 }
@@ -73,6 +77,7 @@ impl LiveStatus {
             max_ns: Word::new(),
             sum_ns: Word::new(),
             overruns: Word::new(),
+            smis: Word::new(),
             tid: AtomicI32::new(0),
             finished: AtomicBool::new(false),
         }
@@ -90,6 +95,7 @@ impl LiveStatus {
         self.max_ns.set(figures.max_ns as u64);
         self.sum_ns.set(figures.sum_ns as u64);
         self.overruns.set(figures.overruns);
+        self.smis.set(figures.smis);
         self.sequence.store(s.wrapping_add(2), Ordering::Release);
     }
 
@@ -103,6 +109,7 @@ impl LiveStatus {
                 max_ns: self.max_ns.get() as i64,
                 sum_ns: self.sum_ns.get() as i64,
                 overruns: self.overruns.get(),
+                smis: self.smis.get(),
             })
         })
     }
@@ -147,6 +154,7 @@ mod tests {
                         max_ns: 2 * k,
                         sum_ns: 3 * k,
                         overruns: k as u64,
+                        smis: 4 * k as u64,
                     });
                 }
                 status.set_finished();
@@ -157,8 +165,8 @@ mod tests {
             let f = status.read();
             let k = f.cycles as i64;
             assert_eq!(
-                (f.min_ns, f.act_ns, f.max_ns, f.sum_ns, f.overruns),
-                (-k, k, 2 * k, 3 * k, k as u64)
+                (f.min_ns, f.act_ns, f.max_ns, f.sum_ns, f.overruns, f.smis),
+                (-k, k, 2 * k, 3 * k, k as u64, 4 * k as u64)
             );
             reads += 1;
         }

@@ -41,6 +41,8 @@ pub enum MeasureError {
     Step(rtlat_core::Error<BackendError, BackendError>),
     /// Waiting for the end of the run failed.
     Sleep(SleepError),
+    /// `--smi`: the SMI counter could not be read after a wake-up.
+    Smi(rtlat_linux::msr::SmiError),
 }
 
 impl MeasureError {
@@ -82,6 +84,7 @@ impl fmt::Display for MeasureError {
             }
             MeasureError::Step(e) => e.fmt(f),
             MeasureError::Sleep(e) => e.fmt(f),
+            MeasureError::Smi(e) => write!(f, "--smi: {e}"),
         }
     }
 }
@@ -101,6 +104,7 @@ impl std::error::Error for MeasureError {
             MeasureError::Config(e) => Some(e),
             MeasureError::Step(e) => Some(e),
             MeasureError::Sleep(e) => Some(e),
+            MeasureError::Smi(e) => Some(e),
             MeasureError::EmptyHistogram => None,
         }
     }

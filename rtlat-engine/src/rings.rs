@@ -11,12 +11,21 @@ pub const RING_CAPACITY: usize = 128;
 /// The ring of (cycle, latency, wake-up ticks) samples.
 pub type SampleRing = ring::SampleRing<Box<[Slot<3>]>>;
 
+/// The `-v` ring of a run with `--smi`: `[cycle, latency as u64, wake-up ticks, the SMIs
+/// counted since the previous wake-up]`.
+pub type SmiSampleRing = ring::Ring<Box<[Slot<4>]>, 4>;
+
 /// The ring of closed per-second windows.
 pub type WindowRing = windows::WindowRing<Box<[WindowSlot]>>;
 
 /// A sample ring for `capacity` samples (at least 1).
 pub fn sample_ring(capacity: usize) -> SampleRing {
     SampleRing::new((0..capacity.max(1)).map(|_| Slot::new()).collect())
+}
+
+/// An SMI sample ring for `capacity` samples (at least 1).
+pub fn smi_sample_ring(capacity: usize) -> SmiSampleRing {
+    SmiSampleRing::new((0..capacity.max(1)).map(|_| Slot::new()).collect())
 }
 
 /// A window ring for `capacity` windows (at least 1).

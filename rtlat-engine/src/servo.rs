@@ -276,6 +276,7 @@ impl<C: Clock, T: Timer> PerCycle<C, T, BackToBack> for Servo<'_> {
             max_ns: report.max_interval_ns.unwrap_or(0) as i64,
             sum_ns: 0,
             overruns: schedule.overruns(),
+            smis: 0,
         });
         Flow::Go
     }

@@ -103,6 +103,7 @@ fn thread(index: usize, latencies: &[i64], buckets: usize, width_ns: u64) -> Thr
         spikes_total: 0,
         translation: None,
         reported_overruns: None,
+        smis: None,
         seconds: SecondsSeries::default(),
     }
 }
@@ -125,6 +126,7 @@ fn live(cycles: u64, min_ns: i64, act_ns: i64, max_ns: i64, sum_ns: i64) -> Live
         max_ns,
         sum_ns,
         overruns: 0,
+        smis: 0,
     }
 }
 
@@ -139,6 +141,7 @@ fn cyclictest_lines_are_as_golden() {
             tid,
             priority: 99 - index as i32,
             interval_us: 1000 * (index as u64 + 1),
+            smi: false,
         };
         cyclictest::live_header(&mut out, "fifo", "0.52 0.58 0.59 1/234 5678");
         cyclictest::thread_line(&mut out, header(0, 0), &live(0, 0, 0, 0, 0), nanoseconds);
@@ -150,7 +153,7 @@ fn cyclictest_lines_are_as_golden() {
         cyclictest::cursor_down(&mut out, 3);
         out.push('\n');
         for (cycle, ns) in [(0u64, 1_999i64), (1, -42), (99_999_999, 123_456_789)] {
-            cyclictest::verbose_line(&mut out, 3, cycle, ns, nanoseconds);
+            cyclictest::verbose_line(&mut out, 3, cycle, ns, None, nanoseconds);
         }
         let lines = [
             (header(0, 100), live(10, 900, 1_000, 5_000, 20_000)),
@@ -159,6 +162,40 @@ fn cyclictest_lines_are_as_golden() {
         cyclictest::status_block(&mut out, &lines, nanoseconds);
     }
     golden("cyclictest-lines.txt", &out);
+}
+
+/// `--smi`: the `T:` line's SMI column (live, `-q`, SIGUSR1), `-v`'s fourth column and the
+/// histogram's `# SMIs:` line (no all-threads column), µs and ns.
+#[test]
+fn cyclictest_smi_lines_are_as_golden() {
+    let mut out = String::new();
+    for nanoseconds in [false, true] {
+        let header = |index, tid| LineHeader {
+            index,
+            tid,
+            priority: 95,
+            interval_us: 1000,
+            smi: true,
+        };
+        let mut figures = live(123_456, 1_499, 2_750, 87_654, 123_456 * 3_141);
+        figures.smis = 7;
+        cyclictest::thread_line(&mut out, header(0, 31337), &figures, nanoseconds);
+        figures.smis = 123_456_789;
+        cyclictest::thread_line(&mut out, header(1, 31338), &figures, nanoseconds);
+        cyclictest::status_block(&mut out, &[(header(0, 100), figures)], nanoseconds);
+        for (cycle, ns, smis) in [
+            (0u64, 1_999i64, 0u64),
+            (1, -42, 3),
+            (99_999_999, 123_456_789, 12_345_678_901),
+        ] {
+            cyclictest::verbose_line(&mut out, 3, cycle, ns, Some(smis), nanoseconds);
+        }
+        let mut threads = two_threads(if nanoseconds { 1 } else { 1000 });
+        threads[0].smis = Some(4);
+        threads[1].smis = Some(123_456);
+        cyclictest::histogram(&mut out, &threads, true, nanoseconds, false).unwrap();
+    }
+    golden("cyclictest-smi.txt", &out);
 }
 
 /// `-h`/`-H` histograms: one and two threads, with and without the all-threads column,

@@ -50,6 +50,7 @@ fn suite(test: &str) -> Option<&'static Results> {
                 smp: 4,
                 paused: false,
                 keep_after_poweroff: false,
+                cpu: None,
             },
             LIMIT,
         )

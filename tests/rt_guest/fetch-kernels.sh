@@ -9,7 +9,9 @@
 # Usage: fetch-kernels.sh CACHE_DIR
 #
 # Each package is fetched with `apt-get download` and only /boot is taken from it (vmlinuz,
-# config; the kernels need no module for these tests). The arm64 packages come through a
+# config), and for x86_64 the one module the tests load: the msr driver (msr.ko, which
+# CONFIG_X86_MSR=m builds; decompressed where the package has it as msr.ko.xz), for the SMI
+# counter's tests. The arm64 packages come through a
 # private apt state under CACHE_DIR (its own lists, APT::Architecture=arm64): the host's dpkg
 # architectures and apt lists are left as they are. A kernel already in CACHE_DIR is kept
 # (CI fetches once per run). Needs apt-get, apt-cache and dpkg-deb (Debian and its
@@ -34,6 +36,15 @@ extract() {
   mkdir -p "$dir.new"
   mv "$tmp"/boot/vmlinuz-* "$dir.new/vmlinuz"
   mv "$tmp"/boot/config-* "$dir.new/config"
+  if [ "${dir##*/x86_64/}" != "$dir" ]; then
+    dpkg-deb --fsys-tarfile "$deb" | tar -C "$tmp" -x --wildcards './lib/modules/*/kernel/arch/x86/kernel/msr.ko*'
+    module=$(find "$tmp/lib/modules" -name 'msr.ko*' | head -1)
+    case "$module" in
+      *.ko) mv "$module" "$dir.new/msr.ko" ;;
+      *.ko.xz) xz -dc "$module" >"$dir.new/msr.ko" ;;
+      *) echo "fetch-kernels.sh: no msr.ko in $deb" >&2; return 1 ;;
+    esac
+  fi
   dpkg-deb -f "$deb" Package Version >"$dir.new/package"
   rm -rf "$tmp" "$dir"
   mv "$dir.new" "$dir"
@@ -44,7 +55,8 @@ fetch() {
   local arch=$1 series=$2 meta=$3
   shift 3
   local dir="$cache/$arch/$series"
-  if [ -s "$dir/vmlinuz" ] && [ -s "$dir/package" ]; then
+  # x86_64's also keeps its msr.ko (a cache from before that is fetched again).
+  if [ -s "$dir/vmlinuz" ] && [ -s "$dir/package" ] && { [ "$arch" != x86_64 ] || [ -s "$dir/msr.ko" ]; }; then
     echo "$arch $series: $(sed -n 's/^Package: //p' "$dir/package") (cached)"
     return
   fi

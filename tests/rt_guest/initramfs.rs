@@ -1,7 +1,7 @@
 //! The guest's throw-away initramfs: busybox, rtlat's binaries (the ones `cargo test` built
 //! for x86_64; the static `board` build for arm64), for x86_64 the peers (cyclictest, rtla,
-//! chrt, taskset) with their shared libraries as `ldd` lists them, `/init` and the suites
-//! (`guest/`). Written as an uncompressed `newc` cpio archive, which the kernel unpacks
+//! chrt, taskset) with their shared libraries as `ldd` lists them and each fetched kernel's
+//! msr driver (`/opt/modules/SERIES/msr.ko`), `/init` and the suites (`guest/`). Written as an uncompressed `newc` cpio archive, which the kernel unpacks
 //! as it is; built once per test process and architecture.
 
 use std::collections::BTreeMap;
@@ -109,6 +109,19 @@ fn make(arch: Arch) -> Result<PathBuf, String> {
             let path = which(peer).ok_or_else(|| format!("no {peer} on this machine"))?;
             add(&mut root, &format!("usr/bin/{peer}"), stripped(&path)?);
             libraries(&mut root, &path)?;
+        }
+        // The msr driver of each kernel fetched (fetch-kernels.sh), for `insmod`.
+        let kernels = cache_dir().join("x86_64");
+        for entry in std::fs::read_dir(&kernels).into_iter().flatten().flatten() {
+            let module = entry.path().join("msr.ko");
+            if module.is_file() {
+                let series = entry.file_name().to_string_lossy().into_owned();
+                add(
+                    &mut root,
+                    &format!("opt/modules/{series}/msr.ko"),
+                    file(&module, 0o644)?,
+                );
+            }
         }
         if std::env::var_os("RTLAT_GUEST_VALGRIND").is_some_and(|v| v == "1") {
             valgrind(&mut root)?;

@@ -104,7 +104,8 @@ pub struct Kernel {
 /// is not there; `Err` says why it cannot be had.
 pub fn kernel(arch: Arch, series: &'static str) -> Result<Kernel, String> {
     let dir = cache_dir().join(arch.name()).join(series);
-    if !dir.join("vmlinuz").is_file() {
+    // x86_64's come with their msr driver (the SMI suite loads it).
+    if !dir.join("vmlinuz").is_file() || (arch == Arch::X86_64 && !dir.join("msr.ko").is_file()) {
         fetched()?;
     }
     let vmlinuz = dir.join("vmlinuz");
@@ -258,6 +259,7 @@ pub fn accel(arch: Arch, kernel: &Kernel) -> Accel {
             smp: 1,
             paused: false,
             keep_after_poweroff: false,
+            cpu: None,
         });
         match probe {
             Ok(mut guest) => {
@@ -308,6 +310,9 @@ pub struct Boot<'a> {
     /// int3) is never seen half done by the other vCPU, which multi-threaded TCG allowed
     /// (int3 oopses in the code just patched, after a few dozen tracer switches). Slower.
     pub single_threaded: bool,
+    /// Under TCG, the CPU model in place of `max` (`-cpu`), e.g. an Intel one for the SMI
+    /// counter; `None`: `max`.
+    pub cpu: Option<&'a str>,
 }
 
 /// A running QEMU.
@@ -350,6 +355,11 @@ impl Guest {
                 .into_iter()
                 .map(String::from),
         );
+        if let (Some(cpu), Accel::Tcg(_)) = (boot.cpu, &boot.accel)
+            && let Some(model) = args.iter().position(|a| a == "-cpu").map(|at| at + 1)
+        {
+            args[model] = cpu.to_owned();
+        }
         args.extend([
             "-smp".into(),
             boot.smp.to_string(),

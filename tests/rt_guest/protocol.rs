@@ -70,6 +70,7 @@ fn the_seeds_protocol_end_to_end() {
         smp: 2,
         paused: false,
         keep_after_poweroff: false,
+        cpu: None,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let before = untuned.wait(LIMIT);
@@ -102,6 +103,7 @@ fn the_seeds_protocol_end_to_end() {
         smp: 2,
         paused: true,
         keep_after_poweroff: true,
+        cpu: None,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let qemu = tuned.pid();

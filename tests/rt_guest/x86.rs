@@ -49,7 +49,7 @@ fn suite(series: &'static str, test: &str) -> Option<Arc<Results>> {
         }
         return done.clone();
     }
-    let booted = boot(series, &cmdline, test, ("rt", true), SUITE_LIMIT);
+    let booted = boot(series, &cmdline, test, ("rt", true, None), SUITE_LIMIT);
     suites.insert(series, booted.clone());
     booted
 }
@@ -57,8 +57,23 @@ fn suite(series: &'static str, test: &str) -> Option<Arc<Results>> {
 /// The pairs suite's results (6.12, CPU 1 isolated, TCG on one host thread), booted once
 /// per test process; `None` where the guest cannot run.
 fn pairs_suite(test: &str) -> Option<Arc<Results>> {
-    static PAIRS: OnceLock<Mutex<Option<Option<Arc<Results>>>>> = OnceLock::new();
-    let mut done = PAIRS
+    static PAIRS: BootedOnce = OnceLock::new();
+    booted_once(&PAIRS, test, || {
+        boot("6.12", ISOLATED, test, ("pairs", true, None), PAIRS_LIMIT)
+    })
+}
+
+/// A suite's results, booted once per test process (`None`: it could not run).
+pub type BootedOnce = OnceLock<Mutex<Option<Option<Arc<Results>>>>>;
+
+/// The results in `cell`, booted by `boot` the first time; a later test of a guest that
+/// could not run says so.
+pub fn booted_once(
+    cell: &'static BootedOnce,
+    test: &str,
+    boot: impl FnOnce() -> Option<Arc<Results>>,
+) -> Option<Arc<Results>> {
+    let mut done = cell
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
@@ -68,18 +83,18 @@ fn pairs_suite(test: &str) -> Option<Arc<Results>> {
         }
         return done.clone();
     }
-    let booted = boot("6.12", ISOLATED, test, ("pairs", true), PAIRS_LIMIT);
+    let booted = boot();
     *done = Some(booted.clone());
     booted
 }
 
-/// `(suite, single_threaded)`: the suite to run and whether TCG runs both vCPUs on one host
-/// thread ([`Boot::single_threaded`]).
-fn boot(
+/// `(suite, single_threaded, cpu)`: the suite to run, whether TCG runs both vCPUs on one
+/// host thread ([`Boot::single_threaded`]) and its CPU model in place of `max` ([`Boot::cpu`]).
+pub fn boot(
     series: &'static str,
     cmdline: &str,
     test: &str,
-    (suite, single_threaded): (&str, bool),
+    (suite, single_threaded, cpu): (&str, bool, Option<&str>),
     limit: Duration,
 ) -> Option<Arc<Results>> {
     if let Err(why) = tools(Arch::X86_64) {
@@ -103,15 +118,18 @@ fn boot(
             smp: 2,
             paused: false,
             keep_after_poweroff: false,
+            cpu,
             single_threaded,
         },
         limit,
     )
     .unwrap_or_else(|e| panic!("{test}: {e}"));
     tell(&format!(
-        "rt_guest: {} under {}: `{cmdline}`: suite {suite} done in {:.1} s (kernel up {} s at /init)",
+        "rt_guest: {} under {}{}: `{cmdline}`: suite {suite} done in {:.1} s (kernel up {} s at /init)",
         kernel.package,
         accel.describe(),
+        cpu.map(|cpu| format!(" on `-cpu {cpu}`"))
+            .unwrap_or_default(),
         results.elapsed.as_secs_f64(),
         results.text("guest.uptime_at_init").trim(),
     ));
@@ -1015,7 +1033,13 @@ fn callgrind_role(n: &str, text: &str, timerlat: bool) -> &'static str {
 #[ignore = "a benchmark: benches/timerlat-callgrind.sh"]
 fn timerlat_costs_per_cycle_under_callgrind() {
     let test = "timerlat_costs_per_cycle_under_callgrind";
-    let Some(r) = boot("6.12", ISOLATED, test, ("callgrind", true), CALLGRIND_LIMIT) else {
+    let Some(r) = boot(
+        "6.12",
+        ISOLATED,
+        test,
+        ("callgrind", true, None),
+        CALLGRIND_LIMIT,
+    ) else {
         return;
     };
     let (n1, n2) = (200u64, 1200u64);

@@ -86,6 +86,9 @@ pub struct ThreadReport {
     pub translation: Option<TranslationFigures>,
     /// The overruns the timer's own system reported (Xenomai's), where it counts them.
     pub reported_overruns: Option<u64>,
+    /// `--smi`: the System Management Interrupts its CPU counted from the thread's start to
+    /// its last wake-up (`None`: not counted).
+    pub smis: Option<u64>,
     /// Per-second min/avg/max/overruns, bounded (filled by the main thread from the
     /// thread's window ring; empty when the thread hands its report back).
     pub seconds: SecondsSeries,

@@ -9,12 +9,13 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use rtlat_core::windows::SecondWindows;
 use rtlat_core::{Clock, CycleConfig, CycleEngine, Linear, Record, Sample, Skip, Summary, Timer};
+use rtlat_linux::msr::SmiCounter;
 use rtlat_linux::{Ftrace, TimerKind};
 
 use super::report::{LinearReport, RunHistogram, ThreadReport};
 use crate::error::{MeasureError, OnThread, ThreadName};
 use crate::measure::{Flow, PerCycle, measure};
-use crate::rings::{SampleRing, WindowRing, window_ring};
+use crate::rings::{SampleRing, SmiSampleRing, WindowRing, window_ring};
 use crate::setup::{Setup, prepare};
 use crate::tap::WakeTap;
 use crate::timers::{
@@ -78,6 +79,12 @@ pub struct RunShared {
     pub break_tid: AtomicI32,
     /// ftrace, for `--tracemark` on a break.
     pub ftrace: Option<Ftrace>,
+    /// `--smi`: each thread's SMI counter (its CPU's `MSR_SMI_COUNT`), opened by the main
+    /// thread before the run; empty without `--smi`. Read once before the first cycle and
+    /// after every wake-up, as cyclictest reads it.
+    pub smi: Vec<SmiCounter>,
+    /// `--smi` with `-v`: the sample rings with each cycle's SMIs, in place of `rings`.
+    pub smi_rings: Vec<Option<SmiSampleRing>>,
     /// Per-second windows per thread, drained by the main thread into the time series (see
     /// [`crate::seconds`]).
     pub seconds: Vec<WindowRing>,
@@ -87,7 +94,8 @@ impl RunShared {
     /// The state of a run of `threads` measuring threads: `stopped` when a stop came before
     /// the threads start (they then measure nothing), per-second window rings of
     /// `seconds_capacity` windows each (1 when no time series is kept), no `-v` ring, no
-    /// `--explain` tap and no ftrace (set those fields for a run that has them).
+    /// `--explain` tap, no ftrace and no SMI counter (set those fields for a run that has
+    /// them).
     pub fn new(threads: usize, stopped: bool, seconds_capacity: usize) -> RunShared {
         RunShared {
             stop: AtomicBool::new(stopped),
@@ -99,6 +107,8 @@ impl RunShared {
             go: Barrier::new(threads + 1),
             break_tid: AtomicI32::new(0),
             ftrace: None,
+            smi: Vec::new(),
+            smi_rings: Vec::new(),
             seconds: (0..threads)
                 .map(|_| window_ring(seconds_capacity))
                 .collect(),
@@ -231,7 +241,10 @@ impl<K: Keep> WithClockAndTimer for Thread<'_, K> {
             error,
         };
         let prepared = prepare::<C, T, Skip>(&plan.setup, |tid| live.set_tid(tid), make, config)
-            .map(|(tid, engine)| (ThreadState::new(plan, tid, recorder), engine));
+            .map(|(tid, engine)| {
+                let counting = !shared.smi.is_empty();
+                (ThreadState::new(plan, tid, recorder, counting), engine)
+            });
         // Meet the others even after a failure, so nobody waits forever.
         shared.ready.wait();
         shared.go.wait();
@@ -248,6 +261,12 @@ impl<K: Keep> WithClockAndTimer for Thread<'_, K> {
         if shared.stop.load(Ordering::Acquire) {
             return Ok(state.finish(plan, &mut engine, linear, 0));
         }
+        // --smi: the count before the first cycle, which the first wake-up's is taken from.
+        let smi = shared.smi.get(plan.index);
+        let smi_last = match smi.map(SmiCounter::read).transpose() {
+            Ok(count) => count.unwrap_or(0),
+            Err(e) => return Err(failed(MeasureError::Smi(e))),
+        };
         match plan.aligned_offset_ns {
             Some(offset) => {
                 // The epoch is in the clock's nanoseconds; the engine counts the clock's ticks.
@@ -278,7 +297,7 @@ impl<K: Keep> WithClockAndTimer for Thread<'_, K> {
         // are paid only when one of them is on (the tap or the ring alone skips the spike
         // list's and -D's).
         let others = plan.spike_above_ns.is_some() || plan.duration_ns.is_some();
-        let extras = others || tap.is_some() || ring.is_some();
+        let extras = others || tap.is_some() || ring.is_some() || smi.is_some();
         let linear_span = match (&linear, plan.linear) {
             (Some(layout), Some((buckets, _))) => layout.near_span(buckets as u64),
             _ => 0,
@@ -300,11 +319,14 @@ impl<K: Keep> WithClockAndTimer for Thread<'_, K> {
             live,
             ring,
             tap,
+            smi,
+            smi_last,
+            smi_ring: shared.smi_rings.get(plan.index).and_then(Option::as_ref),
             seconds_ring: &shared.seconds[plan.index],
         };
         let (result, measured) = measure(&mut engine, &shared.stop, &mut work, allocations);
         let RunCycle {
-            state,
+            mut state,
             linear,
             mut seconds,
             seconds_ring,
@@ -319,6 +341,9 @@ impl<K: Keep> WithClockAndTimer for Thread<'_, K> {
             seconds.finish(state.recorder.summary(), engine.overruns(), seconds_ring);
         }
         result.map_err(failed)?;
+        if let Some(e) = state.smi_failed.take() {
+            return Err(failed(MeasureError::Smi(e)));
+        }
         let mut report = state.finish(plan, &mut engine, linear, measured.minor_faults);
         report.allocations = measured.allocations;
         Ok(report)
@@ -337,7 +362,7 @@ struct RunCycle<'a, K> {
     linear_span: u64,
     seconds: SecondWindows,
     /// Any of the features a plain run has off but the per-second series: the spike list,
-    /// the `-v` ring, `-D`, `--explain`'s tap.
+    /// the `-v` ring, `-D`, `--explain`'s tap, `--smi`.
     extras: bool,
     /// The spike list or `-D`.
     others: bool,
@@ -358,6 +383,12 @@ struct RunCycle<'a, K> {
     ring: Option<&'a SampleRing>,
     /// `--explain`: one store per cycle.
     tap: Option<&'a WakeTap>,
+    /// `--smi`: the counter, read after every wake-up (a system call: only with `--smi`).
+    smi: Option<&'a SmiCounter>,
+    /// Its count at the previous wake-up (or before the first cycle).
+    smi_last: u64,
+    /// `--smi` with `-v`: the ring with each cycle's SMIs.
+    smi_ring: Option<&'a SmiSampleRing>,
     seconds_ring: &'a WindowRing,
 }
 
@@ -407,6 +438,21 @@ impl<C: Clock, T: Timer, K: Keep> PerCycle<C, T, Skip> for RunCycle<'_, K> {
             // --explain's one store, first: a run with --explain alone skips the tests below.
             if let Some(tap) = self.tap {
                 tap.record(sample.cycle, sample.wake_ticks);
+            }
+            // --smi: the SMIs since the previous wake-up (the live figures show them from the
+            // next publish; the last figures after the loop are exact).
+            if let Some(counter) = self.smi {
+                let Some(smis) = state.count_smis(counter, &mut self.smi_last) else {
+                    return Flow::Stop;
+                };
+                if let Some(ring) = self.smi_ring {
+                    ring.push([
+                        sample.cycle,
+                        sample.latency_ns as u64,
+                        sample.wake_ticks,
+                        smis,
+                    ]);
+                }
             }
             if let Some(ring) = self.ring {
                 ring.push(sample.cycle, sample.latency_ns, sample.wake_ticks);
@@ -499,6 +545,10 @@ struct ThreadState<K> {
     spikes: Vec<(i64, u64)>,
     spikes_total: u64,
     broke: Option<Sample>,
+    /// `--smi`: the SMIs counted so far (`None`: not counted).
+    smis: Option<u64>,
+    /// `--smi`: why the counter could not be read, which ended the thread.
+    smi_failed: Option<rtlat_linux::msr::SmiError>,
 }
 
 /// Writes every element so its pages are mapped before the measurement (a freshly zeroed
@@ -511,8 +561,8 @@ fn touch(values: &mut [u64]) {
 
 impl<K: Keep> ThreadState<K> {
     /// The state for `plan`, every buffer written to its full capacity once, so pushes
-    /// during the run touch mapped pages only.
-    fn new(plan: &MeasurePlan, tid: i32, recorder: K) -> ThreadState<K> {
+    /// during the run touch mapped pages only; `counting`: SMIs are counted (`--smi`).
+    fn new(plan: &MeasurePlan, tid: i32, recorder: K, counting: bool) -> ThreadState<K> {
         let buckets = plan.linear.map_or(0, |(buckets, _)| buckets);
         let mut linear_buckets = vec![0u64; buckets];
         touch(&mut linear_buckets);
@@ -541,6 +591,28 @@ impl<K: Keep> ThreadState<K> {
             spikes,
             spikes_total: 0,
             broke: None,
+            smis: counting.then_some(0),
+            smi_failed: None,
+        }
+    }
+
+    /// `--smi`: reads the counter and adds what it counted since `last` (its 32 bits wrap);
+    /// `None` when it could not be read (the thread then ends, as cyclictest's does).
+    #[inline]
+    fn count_smis(&mut self, counter: &SmiCounter, last: &mut u64) -> Option<u64> {
+        match counter.read() {
+            Ok(now) => {
+                let smis = now.wrapping_sub(*last) & 0xffff_ffff;
+                *last = now;
+                if let Some(total) = &mut self.smis {
+                    *total += smis;
+                }
+                Some(smis)
+            }
+            Err(e) => {
+                self.smi_failed = Some(e);
+                None
+            }
         }
     }
 
@@ -557,6 +629,7 @@ impl<K: Keep> ThreadState<K> {
             max_ns,
             sum_ns: s.sum() as i64,
             overruns,
+            smis: self.smis.unwrap_or(0),
         }
     }
 
@@ -631,6 +704,7 @@ impl<K: Keep> ThreadState<K> {
             },
             translation: engine.timer_mut().translation(),
             reported_overruns: engine.timer_mut().reported_overruns(),
+            smis: self.smis,
             spikes_total: self.spikes_total,
             seconds: Default::default(),
         }

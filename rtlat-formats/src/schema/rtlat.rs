@@ -72,6 +72,10 @@ pub struct ThreadExtra {
     /// (`rt_task_wait_period`'s `-ETIMEDOUT` counts), beside rtlat's own count (`overruns`).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub xenomai_overruns: Field<u64>,
+    /// With `--smi`: the System Management Interrupts the thread's CPU counted
+    /// (`MSR_SMI_COUNT`) from its start to its last wake-up.
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub smis: Field<u64>,
     /// With `--explain`: how spikes were looked for (threshold, sampler, tracer).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub explain: Field<Explain>,

@@ -1,14 +1,20 @@
-//! `--smi` under the name cyclictest. rtlat reads no SMI counter; cyclictest 2.40 reads
-//! MSR_SMI_COUNT from `/dev/cpu/N/msr` on every processor it guesses has one (GenuineIntel,
-//! family 6, with the MSR feature: its check needs no model list since 2.x). The front ends
-//! as cyclictest does wherever cyclictest cannot read it either:
+//! `--smi`: each measuring thread reads its CPU's SMI counter (`MSR_SMI_COUNT`, through the
+//! msr driver's `/dev/cpu/N/msr`: rtlat-linux's `msr`) before its first cycle and after every
+//! wake-up, as cyclictest 2.40 does, and the run prints the count on each `T:` line
+//! (` SMI:%8ld`), each `-v` line and the histogram's `# SMIs:` line.
 //!
-//! - a processor it guesses has no counter: `FATAL: SMI counter is not supported on this
-//!   processor`, status 1, before anything is done (the option refusal);
+//! Where cyclictest cannot count either, the front ends as it does under its name:
+//!
+//! - a processor it guesses has no counter (not GenuineIntel family 6 with the MSR
+//!   feature): `FATAL: SMI counter is not supported on this processor`, status 1, before
+//!   anything is done (the option refusal); under rtlat's name, one line naming why;
 //! - one it guesses has a counter, whose `/dev/cpu/N/msr` cannot be opened (no msr driver,
 //!   no permission): after the run's set-up (the `/dev/cpu_dma_latency` line), its WARN line
-//!   and `FATAL: Could not open MSR interface, errno: E`, status 1 ([`unreadable`]);
-//! - one whose counter cyclictest would read: a FATAL line saying rtlat does not, status 1.
+//!   and `FATAL: Could not open MSR interface, errno: E`, status 1 ([`unreadable`]).
+
+use std::path::Path;
+
+use rtlat_linux::msr::{SmiCounter, SmiError};
 
 /// Whether cyclictest 2.40 takes this processor to have an SMI counter, from the first
 /// processor of `/proc/cpuinfo` (what CPUID says: vendor, family, the `msr` flag).
@@ -29,19 +35,30 @@ fn sees_a_counter(cpuinfo: &str) -> bool {
         && field("flags").is_some_and(|flags| flags.split_whitespace().any(|f| f == "msr"))
 }
 
-/// With `--smi` on a processor cyclictest reads a counter on: the lines cyclictest ends with
-/// for the measuring thread on `cpu` (stderr, then status 1).
+/// The counters of the threads' CPUs, in thread order, opened before the run. An error is
+/// the lines to print: cyclictest's two (its status 1) under its name, else rtlat's one.
+pub fn open(cpus: &[usize], as_cyclictest: bool) -> Result<Vec<SmiCounter>, String> {
+    cpus.iter()
+        .map(|&cpu| {
+            SmiCounter::open(Path::new("/"), cpu).map_err(|e| match e {
+                SmiError::Unreadable { .. } if as_cyclictest => unreadable(cpu),
+                e => format!("--smi: {e}"),
+            })
+        })
+        .collect()
+}
+
+/// The lines cyclictest ends with when the measuring thread on `cpu` cannot open its
+/// `/dev/cpu/N/msr` (stderr, then status 1).
 pub fn unreadable(cpu: usize) -> String {
     let path = format!("/dev/cpu/{cpu}/msr");
-    match std::fs::File::open(&path) {
-        Err(e) => format!(
-            "WARN: {path} open failed, try chown or chmod +r /dev/cpu/*/msr, or run as root\nFATAL: Could not open MSR interface, errno: {}",
-            e.raw_os_error().unwrap_or(0)
-        ),
-        Ok(_) => format!(
-            "FATAL: --smi: rtlat reads no SMI counter ({path} could be read; cyclictest reads MSR_SMI_COUNT there): run without --smi"
-        ),
-    }
+    let errno = std::fs::File::open(&path)
+        .err()
+        .and_then(|e| e.raw_os_error())
+        .unwrap_or(0);
+    format!(
+        "WARN: {path} open failed, try chown or chmod +r /dev/cpu/*/msr, or run as root\nFATAL: Could not open MSR interface, errno: {errno}"
+    )
 }
 
 #[cfg(test)]
@@ -70,5 +87,13 @@ mod tests {
         assert_eq!(lines.lines().count(), 2, "{lines}");
         assert!(lines.starts_with("WARN: /dev/cpu/1048576/msr open failed"));
         assert!(lines.ends_with("FATAL: Could not open MSR interface, errno: 2"));
+        assert_eq!(open(&[1 << 20], true).unwrap_err(), lines);
+        let ours = open(&[1 << 20], false).unwrap_err();
+        assert!(
+            ours.starts_with("--smi: cannot read /dev/cpu/1048576/msr"),
+            "{ours}"
+        );
+        assert!(ours.contains("modprobe msr"), "{ours}");
+        assert_eq!(ours.lines().count(), 1);
     }
 }

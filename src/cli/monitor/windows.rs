@@ -187,6 +187,7 @@ mod tests {
             max_ns: 150_000,
             sum_ns: 320_000,
             overruns: 1,
+            smis: 0,
         });
         w.drain(&ring, &live);
         let t = &metrics.threads[0];
@@ -219,6 +220,7 @@ mod tests {
             max_ns: 150_000,
             sum_ns: 340_000,
             overruns: 1,
+            smis: 0,
         });
         w.drain(&ring, &live);
         assert_eq!(t.cycles.get(), 5, "counters advance by the difference");

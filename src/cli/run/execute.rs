@@ -8,11 +8,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rtlat_linux::{ClockId, Ftrace, PosixClock, ProcessCpus, signals};
 
 use rtlat_engine::LiveStatus;
-use rtlat_engine::rings::{RING_CAPACITY, sample_ring};
+use rtlat_engine::rings::{RING_CAPACITY, sample_ring, smi_sample_ring};
 use rtlat_engine::run::{MeasurePlan, RunShared, ThreadReport};
 use rtlat_engine::seconds::SecondsSeries;
 use rtlat_engine::session::{Notice, Session};
 use rtlat_engine::tap::WakeTap;
+use rtlat_linux::msr::SmiCounter;
 
 use super::finish::{Finished, finish};
 use super::live::{self, Live};
@@ -116,14 +117,20 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         }
     })
     .map_err(|e| e.to_string())?;
-    if config.smi {
-        // cyclictest opens the counter in its first measuring thread, once set up.
-        errln!(
-            "{}",
-            smi::unreadable(plan.threads.first().map_or(0, |t| t.cpu))
-        );
-        return Ok(ExitCode::from(1));
-    }
+    // --smi: each thread's counter, opened where cyclictest opens it (after its set-up).
+    let smi_counters = if config.smi {
+        let cpus: Vec<usize> = plan.threads.iter().map(|t| t.cpu).collect();
+        match smi::open(&cpus, as_cyclictest) {
+            Ok(counters) => counters,
+            Err(lines) if as_cyclictest => {
+                errln!("{lines}");
+                return Ok(ExitCode::from(1));
+            }
+            Err(line) => return Err(line),
+        }
+    } else {
+        Vec::new()
+    };
     if session_plan.dma_latency_us.is_none() {
         // cyclictest's warnings (stderr) when it leaves /dev/cpu_dma_latency alone.
         if as_cyclictest && config.laptop {
@@ -181,7 +188,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
             None
         }
     };
-    let shared = shared_state(&config, &plan, ftrace);
+    let shared = shared_state(&config, &plan, ftrace, smi_counters);
     let beside = Beside {
         config: &config,
         plan: &plan,
@@ -261,15 +268,27 @@ fn open_ftrace(config: &RunConfig) -> Result<Option<Ftrace>, String> {
     }
 }
 
-/// What the measuring threads and the main thread share, made before the threads start.
-fn shared_state(config: &RunConfig, plan: &Plan, ftrace: Option<Ftrace>) -> RunShared {
+/// What the measuring threads and the main thread share, made before the threads start;
+/// `smi`: the threads' SMI counters (`--smi`, else empty).
+fn shared_state(
+    config: &RunConfig,
+    plan: &Plan,
+    ftrace: Option<Ftrace>,
+    smi: Vec<SmiCounter>,
+) -> RunShared {
     let threads = plan.threads.len();
     // A stop signal that came before the threads start: they measure nothing.
     let stopped = signals::stop_requested() || rtlat::stdio::reader_gone();
+    // -v's samples, with each cycle's SMIs under --smi.
+    let counting = !smi.is_empty();
     RunShared {
         rings: (0..threads)
-            .map(|_| config.verbose.then(|| sample_ring(VERBOSE_RING)))
+            .map(|_| (config.verbose && !counting).then(|| sample_ring(VERBOSE_RING)))
             .collect(),
+        smi_rings: (0..threads)
+            .map(|_| (config.verbose && counting).then(|| smi_sample_ring(VERBOSE_RING)))
+            .collect(),
+        smi,
         taps: (0..threads)
             .map(|_| config.explain.then(WakeTap::new))
             .collect(),

@@ -104,7 +104,10 @@ pub fn finish(run: &Finished<'_>) -> Result<ExitCode, String> {
     let lost: Vec<u64> = shared
         .rings
         .iter()
-        .map(|r| r.as_ref().map_or(0, |ring| ring.lost()))
+        .zip(shared.smi_rings.iter().chain(std::iter::repeat(&None)))
+        .map(|(r, s)| {
+            r.as_ref().map_or(0, |ring| ring.lost()) + s.as_ref().map_or(0, |ring| ring.lost())
+        })
         .collect();
     // Samples -v could not print because its reader went away are not news to anyone.
     if lost.iter().any(|&l| l > 0) && !rtlat::stdio::reader_gone() {
@@ -237,6 +240,7 @@ fn final_figures(r: &ThreadReport) -> LiveFigures {
         max_ns: s.max().unwrap_or(0),
         sum_ns: s.sum() as i64,
         overruns: r.overruns,
+        smis: r.smis.unwrap_or(0),
     }
 }
 

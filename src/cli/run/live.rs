@@ -109,7 +109,14 @@ impl<'a> Live<'a> {
             for (i, ring) in shared.rings.iter().enumerate() {
                 if let Some(ring) = ring {
                     ring.drain(|cycle, value, _wake| {
-                        text::verbose_line(out, i, cycle, value, nanoseconds)
+                        text::verbose_line(out, i, cycle, value, None, nanoseconds)
+                    });
+                }
+            }
+            for (i, ring) in shared.smi_rings.iter().enumerate() {
+                if let Some(ring) = ring {
+                    ring.drain(|[cycle, value, _wake, smis]| {
+                        text::verbose_line(out, i, cycle, value as i64, Some(smis), nanoseconds)
                     });
                 }
             }
@@ -260,6 +267,7 @@ pub fn header(t: &ThreadPlan, shared: &RunShared) -> text::LineHeader {
         tid: shared.live[t.index as usize].tid(),
         priority: i32::from(t.priority),
         interval_us: t.interval_us,
+        smi: !shared.smi.is_empty(),
     }
 }
 

@@ -152,8 +152,6 @@ Where this cyclictest differs from cyclictest 2.40, on purpose:
   --policy other|batch|idle before -p, and -t N before -S, warn as the other order does
   (cyclictest is silent in this order).
 - -c also takes monotonic and realtime (cyclictest 2.40 reads both as 0, monotonic).
-- --smi: no SMI counter is read; it ends as cyclictest ends where that cannot read one
-  either (no counter on the CPU; no /dev/cpu/N/msr), and with a FATAL line where it could.
 - -F PATH: a named pipe already at PATH is used and left; anything else there is refused
   (cyclictest deletes it).
 - --deepest-idle-state (newer cyclictest) writes the cpuidle files itself (no libcpupower).

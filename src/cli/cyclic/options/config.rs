@@ -124,8 +124,8 @@ pub struct RunConfig {
     pub profile: Option<RunProfile>,
     /// Whether rtlat was invoked as `cyclictest` (then rtlat's own options were refused).
     pub invoked_as_cyclictest: bool,
-    /// `--smi` under the name cyclictest, on a processor cyclictest reads an SMI counter on:
-    /// the run ends after its set-up as cyclictest's does (see `cyclic::smi`).
+    /// `--smi`: each thread counts the System Management Interrupts of its CPU
+    /// (`MSR_SMI_COUNT`, see `cyclic::smi`), on a processor that has the counter.
     pub smi: bool,
     /// What cyclictest warns about and carries on (`-S -t 1`, `-p 80 --policy batch`, ...),
     /// worded as cyclictest words it; printed on stderr before the run (see [`super::Plan::notices`]).

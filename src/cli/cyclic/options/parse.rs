@@ -224,10 +224,13 @@ fn take(
         Opt::Relative => seen.relative = true,
         Opt::System => seen.system = true,
         Opt::PosixTimers => seen.posix = true,
-        // rtlat reads no SMI counter. Under the name cyclictest it ends as cyclictest does
-        // where cyclictest cannot read one either (see `cyclic::smi`).
+        // Under the name cyclictest, a processor without the counter was refused as
+        // cyclictest refuses it (`cyclictest_refusal`); under rtlat's, here.
         Opt::Smi if config.invoked_as_cyclictest => config.smi = true,
-        Opt::Smi => return Err(smi_refused()),
+        Opt::Smi => {
+            smi_supported()?;
+            config.smi = true;
+        }
         Opt::DeepestIdleState => {
             // -1: no idle state at all; N: none deeper than state N.
             let state = match values::trim_c_space(value) {
@@ -363,16 +366,18 @@ fn clock(value: &str, invoked_as_cyclictest: bool) -> Result<Clock, UsageError> 
     })
 }
 
-/// `--smi` under rtlat's name: refused (rtlat reads no SMI counter).
-fn smi_refused() -> UsageError {
-    UsageError::NotHere {
+/// `--smi` under rtlat's name: refused where the processor has no SMI counter.
+fn smi_supported() -> Result<(), UsageError> {
+    let refused = |why: String| UsageError::NotHere {
         option: name(Opt::Smi),
-        reason: if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-            "SMI counting is not supported here: rtlat reads no SMI counter (cyclictest reads one on Intel CPUs with the msr driver); run without --smi".into()
-        } else {
-            "SMI counting is not supported: it needs an x86 processor; run without --smi".into()
-        },
+        reason: format!("SMI counting is not supported here: {why}; run without --smi"),
+    };
+    if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+        return Err(refused("it needs an x86 processor".into()));
     }
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo")
+        .map_err(|e| refused(format!("cannot read /proc/cpuinfo: {e}")))?;
+    rtlat_linux::msr::smi_support(&cpuinfo).map_err(|e| refused(e.to_string()))
 }
 
 fn unsupported(id: Opt) -> UsageError {

@@ -19,10 +19,13 @@ pub struct LineHeader {
     pub priority: i32,
     /// Interval, µs.
     pub interval_us: u64,
+    /// `--smi`: the line ends with the SMIs counted (` SMI:%8ld`).
+    pub smi: bool,
 }
 
 /// cyclictest's `T:` line (newline included). Before the first cycle cyclictest shows its
-/// initial minimum of 1000000; so does this.
+/// initial minimum of 1000000; so does this. With `--smi`, cyclictest's SMI column follows
+/// `Max:`.
 pub fn thread_line(out: &mut String, header: LineHeader, f: &LiveFigures, nanoseconds: bool) {
     let unit = if nanoseconds { 1 } else { 1000 };
     let line = CyclictestLine {
@@ -41,7 +44,11 @@ pub fn thread_line(out: &mut String, header: LineHeader, f: &LiveFigures, nanose
         max_ns: f.max_ns,
         nanoseconds,
     };
-    let _ = writeln!(out, "{line}");
+    let _ = write!(out, "{line}");
+    if header.smi {
+        let _ = write!(out, " SMI:{:8}", f.smis);
+    }
+    out.push('\n');
 }
 
 /// The live header: `policy: fifo: loadavg: …` and a blank line. `policy` is cyclictest's
@@ -61,12 +68,14 @@ pub fn cursor_down(out: &mut String, threads: usize) {
     let _ = write!(out, "\x1b[{}B", threads + 2);
 }
 
-/// One `-v` sample line: `%8d:%8lu:%8ld`.
+/// One `-v` sample line: `%8d:%8lu:%8ld`, and with `--smi` the cycle's SMIs after it
+/// (`%8ld`, no separator: cyclictest's).
 pub fn verbose_line(
     out: &mut String,
     index: usize,
     cycle: u64,
     latency_ns: i64,
+    smis: Option<u64>,
     nanoseconds: bool,
 ) {
     let value = if nanoseconds {
@@ -74,7 +83,11 @@ pub fn verbose_line(
     } else {
         latency_ns / 1000
     };
-    let _ = writeln!(out, "{index:8}:{cycle:8}:{value:8}");
+    let _ = write!(out, "{index:8}:{cycle:8}:{value:8}");
+    if let Some(smis) = smis {
+        let _ = write!(out, "{smis:8}");
+    }
+    out.push('\n');
 }
 
 /// The SIGUSR1 status block (cyclictest writes it to stderr).
@@ -179,6 +192,14 @@ pub fn histogram<W: Write>(
             if listed < l.overflows {
                 write!(out, " # {:05} others", l.overflows - listed)?;
             }
+        }
+        out.write_char('\n')?;
+    }
+    // --smi: each thread's count (cyclictest's `# SMIs:` line, no total column).
+    if threads.iter().any(|t| t.smis.is_some()) {
+        out.write_str("# SMIs:")?;
+        for t in threads {
+            write!(out, " {:05}", t.smis.unwrap_or(0))?;
         }
         out.write_char('\n')?;
     }

@@ -203,6 +203,7 @@ fn thread_extra(t: &ThreadReport, lost_samples: u64) -> ThreadExtra {
         }),
         // Only Xenomai's timer counts overruns of its own (`--backend xenomai`).
         xenomai_overruns: t.reported_overruns.map_or(Field::Absent, Field::from),
+        smis: t.smis.map_or(Field::Absent, Field::from),
         explain: Field::Absent,
         spikes: Field::Absent,
         timerlat: Field::Absent,
