@@ -59,6 +59,8 @@ fn vm_2cpu_is_not_rt_has_no_isolation_and_no_cpufreq() {
             ("vm.guest", "warn"),
             ("kernel.preempt_rt", "fail"),
             ("kernel.clocksource", "ok"),
+            // A captured tree holds no kernel configuration.
+            ("kconfig.readable", "info"),
             ("cmdline.unknown_param", "info"),
             ("cmdline.unknown_param", "info"),
             ("cmdline.unknown_param", "info"),
@@ -114,6 +116,8 @@ fn hp_t630_misspelling_repeats_irqs_irqbalance_governor_and_the_servo_thread() {
         expected(&[
             ("kernel.preempt_rt", "fail"),
             ("kernel.clocksource", "ok"),
+            // A captured tree holds no kernel configuration.
+            ("kconfig.readable", "info"),
             ("cmdline.unknown_param", "warn"),
             ("cmdline.repeated", "info"),
             ("cmdline.repeated", "info"),
@@ -243,6 +247,8 @@ fn dell_optiplex_755_is_rt_with_a_misspelling() {
         expected(&[
             ("kernel.preempt_rt", "ok"),
             ("kernel.clocksource", "ok"),
+            // A captured tree holds no kernel configuration.
+            ("kconfig.readable", "info"),
             ("cmdline.unknown_param", "warn"),
             ("cmdline.redundant", "info"),
             ("cmdline.isolcpus", "warn"),

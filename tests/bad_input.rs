@@ -105,6 +105,7 @@ fn table(p: &Places) -> Vec<Row> {
         row(&["--unit", "furlong"], &["--unit"]),
         row(&["--timer", "foo"], &["--timer"]),
         row(&["--fail-above", "x"], &["--fail-above"]),
+        row(&["--load", " "], &["--load"]),
         row(&["--profile", "rpi4"], &["--profile"]),
         row(&["--profile"], &["--profile"]),
         row(&["--histfile", "h.txt"], &histfile),
@@ -298,6 +299,7 @@ fn bad_values_end_under_the_name_cyclictest_as_in_cyclictest() {
             Ends::Refused,
         ),
         (row(&["--unit", "ns"], &["--unit"]), Ends::Refused),
+        (row(&["--load", "idle"], &["--load"]), Ends::Refused),
         (row(&["--timer", "abs"], &["--timer"]), Ends::Refused),
         (
             row(&["--profile", "bubblegum96"], &["--profile"]),

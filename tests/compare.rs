@@ -533,3 +533,73 @@ fn malformed_spikes_refuse_the_file_naming_the_key() {
         &["b.json", "thread.0.rtlat.spikes", "expected an array"],
     );
 }
+
+/// Two real runs whose tuning differs (the CPU and priority measured, the load beside):
+/// each file carries the machine's provenance, and the verdict lists what changed beside
+/// the worst case's change, in the text and in `--json`.
+#[test]
+fn two_runs_carry_their_tuning_and_compare_says_what_changed() {
+    let _serial = common::measuring();
+    let dir = TempDir::new("provenance");
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    for (file, cpu, priority, load) in [(&a, "0", "80", None), (&b, "1", "95", Some("make -j2"))] {
+        let mut args = vec![
+            "-t", "1", "-a", cpu, "-p", priority, "-i", "1000", "-l", "200", "-q", "--json",
+        ];
+        args.push(file.to_str().unwrap());
+        if let Some(load) = load {
+            args.extend(["--load", load]);
+        }
+        let out = common::rtlat_run(&args, None, QUICK);
+        assert_eq!(out.code(), 0, "{}", out.stderr);
+    }
+    // The provenance as the machine shows it: the running kernel, the measured CPU's IRQs.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    let provenance = &doc["rtlat"]["provenance"];
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert_eq!(provenance["kernel_release"], release.trim());
+    assert_eq!(provenance["load"], "make -j2");
+    let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap();
+    assert_eq!(provenance["kernel_cmdline"], cmdline.trim());
+    for (irq, affinity) in provenance["irqs_on_measured_cpus"].as_object().unwrap() {
+        let list = rtlat_linux::cpuset::CpuSet::parse(affinity.as_str().unwrap()).unwrap();
+        assert!(list.contains(1), "IRQ {irq}: {affinity}");
+    }
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = common::rtlat_command("compare", &[a, b], None, QUICK);
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let verdict = out
+        .stdout
+        .lines()
+        .skip_while(|l| !(l.starts_with("B ") && l.contains(": worst case")))
+        .collect::<Vec<_>>();
+    assert!(verdict[0].ends_with(", with:"), "{}", out.stdout);
+    assert!(
+        verdict.contains(&"    load: none → make -j2"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        verdict
+            .iter()
+            .any(|l| l.starts_with("    config.threads: ") && l.contains("\"priority\":95")),
+        "{}",
+        out.stdout
+    );
+    let doc = json(&common::rtlat_command(
+        "compare",
+        &[a, b, "--json"],
+        None,
+        QUICK,
+    ));
+    let changes = doc["verdicts"][0]["tuning_changes"].as_array().unwrap();
+    let load = changes.iter().find(|c| c["key"] == "load").unwrap();
+    assert_eq!(
+        (&load["from"], &load["to"]),
+        (&serde_json::Value::Null, &serde_json::json!("make -j2"))
+    );
+    // The same file twice: nothing changed, nothing said.
+    let out = common::rtlat_command("compare", &[a, a], None, QUICK);
+    assert!(!out.stdout.contains(", with:"), "{}", out.stdout);
+}

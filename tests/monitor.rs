@@ -502,6 +502,10 @@ fn bad_command_lines_are_refused_in_one_line() {
         ),
         (vec!["--json", "x.json"], "--json"),
         (vec!["-i", "0"], "-i"),
+        (
+            vec!["--profile-verify", "/nonexistent-rtlat-dir/p.toml"],
+            "--profile-verify",
+        ),
     ] {
         let mut all = vec!["monitor"];
         all.extend_from_slice(&args);
@@ -605,4 +609,63 @@ fn without_explain_there_is_no_cause_series_nor_window_line() {
     let outcome = child.stop();
     assert!(!outcome.stderr.contains("# window"), "{}", outcome.stderr);
     assert!(!outcome.stderr.contains("--explain"), "{}", outcome.stderr);
+}
+
+/// `--profile-verify`: the profile checked against this machine at start and every window,
+/// each item a series: a parameter the running kernel has is 0, one it lacks 1, and the
+/// count of those beside. The exposition stays valid (promtool).
+#[test]
+fn profile_verify_exports_each_items_drift() {
+    let _one = measuring();
+    let dir = TempDir::new("monitor-verify");
+    let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap();
+    let present = cmdline
+        .split_whitespace()
+        .next()
+        .expect("a kernel parameter");
+    let name = present.split('=').next().unwrap();
+    let profile = dir.join("p.toml");
+    std::fs::write(
+        &profile,
+        format!("version = 1\n[kernel]\ncmdline = [{present:?}, \"rtlat_not_a_parameter=1\"]\n"),
+    )
+    .unwrap();
+    let profile_arg = profile.display().to_string();
+    let (child, address) = monitor(&[
+        "-t",
+        "1",
+        "-a",
+        "0",
+        "-l",
+        "1500",
+        "--window",
+        "1s",
+        "--profile-verify",
+        &profile_arg,
+    ]);
+    measured(&child);
+    let body = (0..100)
+        .find_map(|_| {
+            let (_, _, body) = get(&address, "/metrics", None);
+            if sample(&body, "rtlat_tuning_drifted_items", &[]) == Some(1.0) {
+                Some(body)
+            } else {
+                std::thread::sleep(Duration::from_millis(100));
+                None
+            }
+        })
+        .expect("no verification in 10 s");
+    let item = |id: String| sample(&body, "rtlat_tuning_drift", &[("item", &id)]);
+    assert_eq!(item(format!("cmdline.{name}")), Some(0.0), "{body}");
+    assert_eq!(
+        item("cmdline.rtlat_not_a_parameter".into()),
+        Some(1.0),
+        "{body}"
+    );
+    // The classic text format, as node_exporter's textfile collector reads it.
+    let (_, _, classic) = get(&address, "/metrics", Some("text/plain;version=0.0.4"));
+    let exposition = dir.join("metrics.prom");
+    std::fs::write(&exposition, &classic).unwrap();
+    promtool_accepts(&exposition);
+    child.stop();
 }

@@ -245,3 +245,91 @@ fn fail_above_sets_the_exit_status_from_the_worst_latency() {
     }
     assert_eq!(fail_above(3_600_000_000), 0, "nothing is an hour late");
 }
+
+/// The members of process group `group` that are running (zombies aside: an orphan's waits
+/// for whoever reaps it).
+fn group_members(group: i32) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // Fields 3 (state) and 5 (pgrp), after the parenthesised comm.
+            let mut fields = stat
+                .rsplit_once(')')
+                .map_or("", |(_, r)| r)
+                .split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+            state != Some("Z") && pgrp == Some(group)
+        })
+        .count()
+}
+
+/// `--load stress-ng`: rtlat's built-in load runs beside the run (stress-ng's workers in a
+/// process group of their own, said on stdout), is recorded in the JSON's provenance as the
+/// command it ran, and is gone once the run ends. CI installs stress-ng.
+#[test]
+fn the_built_in_load_runs_beside_the_run_and_ends_with_it() {
+    let _serial = measuring();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if !std::env::split_paths(&path).any(|d| d.join("stress-ng").is_file()) {
+        eprintln!("NOT RUN: stress-ng is not installed (apt-get install stress-ng)");
+        return;
+    }
+    let dir = TempDir::new("load");
+    let json = dir.join("load.json");
+    let json_arg = json.display().to_string();
+    let args = [
+        "run",
+        "-t",
+        "1",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-D",
+        "3",
+        "-q",
+        "--load",
+        "stress-ng",
+        "--json",
+        &json_arg,
+    ];
+    let child = common::spawn(&rtlat(), &args, None);
+    // The group, from the line rtlat prints as it starts the load.
+    let started = std::time::Instant::now();
+    let mut group = None;
+    while group.is_none() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+        group = child
+            .stdout_so_far()
+            .lines()
+            .find_map(|l| l.split("(process group ").nth(1))
+            .and_then(|rest| rest.split(')').next())
+            .and_then(|pid| pid.parse::<i32>().ok());
+    }
+    let group = group.expect("no `# load:` line naming the process group");
+    // stress-ng's workers beside the measuring thread.
+    while group_members(group) < 2 && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        group_members(group) >= 2,
+        "stress-ng's workers did not start"
+    );
+    let out = child.finish(Duration::from_secs(30));
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    assert_eq!(group_members(group), 0, "stress-ng outlived the run");
+    let doc = Json::parse(&std::fs::read_to_string(&json).unwrap());
+    let load = doc
+        .at("rtlat")
+        .at("provenance")
+        .at("load")
+        .as_str()
+        .unwrap();
+    assert!(
+        load.starts_with("stress-ng --cpu 0 ") && load.ends_with("--timeout 13s"),
+        "{load}"
+    );
+}

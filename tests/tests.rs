@@ -39,6 +39,7 @@ mod servo;
 mod stop_signals;
 mod threads;
 mod time_series;
+mod verify;
 mod xenomai_backend;
 
 /// With `autotests = false` a file in tests/ that no `mod` line names would never build or run:

@@ -7,7 +7,8 @@
 //! `buckets:[{low,high,count}…]` with inclusive bounds, the underflow and overflow guards
 //! included with bounds running to `i64::MIN`/`i64::MAX`). This reader takes the series from
 //! those objects (exact ns, percentiles within 0.78 %) and falls back to the cyclictest keys
-//! for a thread without one. The run's `"rtlat"` object gives the version and configuration.
+//! for a thread without one. The run's `"rtlat"` object gives the version, configuration and
+//! provenance (how the machine was tuned: settings `provenance.KEY`).
 //!
 //! With `rtlat run --explain`, a thread's `explain` object and its `spikes[]` (each with
 //! `latency` ns, `t` s, `cpu`, `max`, `causes[{text, audit, score}]`, `unexplained`) become
@@ -51,6 +52,12 @@ pub fn parse(text: &str) -> Result<Run, FormatError> {
             for (k, v) in config {
                 run.settings
                     .push((format!("config.{k}"), json::scalar_text(v)));
+            }
+        }
+        // How the machine was tuned: what `rtlat compare` lists as changed between runs.
+        if let Some(provenance) = extra.provenance.valid() {
+            for (k, v) in provenance.settings() {
+                run.settings.push((format!("provenance.{k}"), v));
             }
         }
     }

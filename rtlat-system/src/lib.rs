@@ -5,6 +5,7 @@
 pub mod cmdline;
 pub mod facts;
 pub mod noise;
+pub mod profile;
 pub mod tune;
 
 pub use facts::{FactError, FactResultExt, Facts};

@@ -11,6 +11,8 @@ pub mod explain;
 // `rtlat hwnoise`: hwlatdetect's hardware noise.
 pub mod hwnoise;
 pub mod latency;
+// How the machine was tuned, for the result files of run, latency and servo.
+pub mod provenance;
 // `rtlat noise`: oslat's busy-poll noise.
 pub mod noise;
 pub mod run;
@@ -29,8 +31,11 @@ pub mod tuning;
 pub mod audit;
 #[cfg(feature = "tools")]
 pub mod compare;
+// `rtlat verify PROFILE`: a tuning profile against the machine.
 #[cfg(feature = "tools")]
 pub mod irq;
+#[cfg(feature = "tools")]
+pub mod verify;
 // `rtlat monitor` runs in rtlat-monitor (feature `monitor`).
 #[cfg(feature = "monitor")]
 pub mod monitor;

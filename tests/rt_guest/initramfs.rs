@@ -1,7 +1,8 @@
 //! The guest's throw-away initramfs: busybox, rtlat's binaries (the ones `cargo test` built
 //! for x86_64; the static `board` build for arm64), for x86_64 the peers (cyclictest, rtla,
-//! chrt, taskset) with their shared libraries as `ldd` lists them and each fetched kernel's
-//! msr driver (`/opt/modules/SERIES/msr.ko`), `/init` and the suites (`guest/`). Written as an uncompressed `newc` cpio archive, which the kernel unpacks
+//! chrt, taskset) with their shared libraries as `ldd` lists them, each fetched kernel's
+//! msr driver (`/opt/modules/SERIES/msr.ko`) and configuration (`/boot/config-RELEASE`, as
+//! its package installs it), `/init` and the suites (`guest/`). Written as an uncompressed `newc` cpio archive, which the kernel unpacks
 //! as it is; built once per test process and architecture.
 
 use std::collections::BTreeMap;
@@ -110,9 +111,25 @@ fn make(arch: Arch) -> Result<PathBuf, String> {
             add(&mut root, &format!("usr/bin/{peer}"), stripped(&path)?);
             libraries(&mut root, &path)?;
         }
-        // The msr driver of each kernel fetched (fetch-kernels.sh), for `insmod`.
+        // The msr driver of each kernel fetched (fetch-kernels.sh), for `insmod`, and its
+        // configuration where the audit looks for it: /boot/config-RELEASE, RELEASE from the
+        // package's name (linux-image-RELEASE-unsigned).
         let kernels = cache_dir().join("x86_64");
         for entry in std::fs::read_dir(&kernels).into_iter().flatten().flatten() {
+            let package = std::fs::read_to_string(entry.path().join("package")).unwrap_or_default();
+            let release = package
+                .lines()
+                .find_map(|l| l.strip_prefix("Package: linux-image-"))
+                .and_then(|p| p.strip_suffix("-unsigned"));
+            if let Some(release) = release
+                && entry.path().join("config").is_file()
+            {
+                add(
+                    &mut root,
+                    &format!("boot/config-{release}"),
+                    file(&entry.path().join("config"), 0o644)?,
+                );
+            }
             let module = entry.path().join("msr.ko");
             if module.is_file() {
                 let series = entry.file_name().to_string_lossy().into_owned();

@@ -505,9 +505,40 @@ fn the_audit_sees_the_rt_kernel_and_the_isolation_in_effect(r: &Results, _series
         "cpus.nohz_full_mismatch",
         "irq.on_isolated",
         "threads.on_isolated",
+        // The kernel's own configuration (its /boot/config-RELEASE, put in the initramfs
+        // as the package installs it): Debian's RT kernels pass every build check.
+        "kconfig.preempt_rt",
+        "kconfig.timers",
+        "kconfig.isolation",
+        "kconfig.debug",
+        "kconfig.tracers",
     ] {
         assert_eq!(severity(&audit, id), "ok", "{id}: {audit:#}");
     }
+    let release = r.text("guest.uname");
+    let release = release
+        .split_whitespace()
+        .nth(2)
+        .expect("uname -a's release");
+    let isolation = audit
+        .at("findings")
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f.at("id") == "kconfig.isolation")
+        .unwrap();
+    assert!(
+        isolation
+            .at("evidence")
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| {
+                e.at("source") == format!("/boot/config-{release}").as_str()
+                    && e.at("value") == "CONFIG_NO_HZ_FULL=y"
+            }),
+        "{isolation:#}"
+    );
 }
 
 #[test]

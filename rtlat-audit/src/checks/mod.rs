@@ -6,6 +6,7 @@ mod cpufreq;
 mod cpuidle;
 mod cpus;
 mod irq;
+mod kconfig;
 mod kernel;
 mod memory;
 mod params;
@@ -17,12 +18,13 @@ mod workqueue;
 use crate::context::Context;
 use crate::finding::Finding;
 
-/// Runs every check, in the order of the report: virtual machine, kernel, command line, CPU
-/// sets, frequency, idle states, interrupts, sysctls, memory, workqueues, threads.
+/// Runs every check, in the order of the report: virtual machine, kernel, its build
+/// configuration, command line, CPU sets, frequency, idle states, interrupts, sysctls, memory, workqueues, threads.
 pub fn run(ctx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
     virt::check(ctx, &mut out);
     kernel::check(ctx, &mut out);
+    kconfig::check(ctx, &mut out);
     cmdline::check(ctx, &mut out);
     params::check(ctx, &mut out);
     cpus::check(ctx, &mut out);

@@ -140,4 +140,20 @@ pub struct Verdict {
     pub change_percent: Option<f64>,
     /// The verdict in words.
     pub text: String,
+    /// What changed in the machine's tuning since the first file (rtlat files with their
+    /// provenance; empty otherwise).
+    pub tuning_changes: Vec<TuningChange>,
+}
+
+/// A tuning setting that differs between the first file and another.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TuningChange {
+    /// Its name (`isolated_cpus`, `governors.cpu1`, `kernel_cmdline`, `config.threads`).
+    pub key: String,
+    /// Its value in the first file (`null`: not stated).
+    pub from: Option<String>,
+    /// Its value in this one.
+    pub to: Option<String>,
+    /// In words: `none → 1`, `+isolcpus=1 −quiet`.
+    pub text: String,
 }

@@ -12,6 +12,7 @@
 //! | `rtlat noise --json` (oslat's keys) | [`oslat::Document`] | `rtlat noise` | scripts |
 //! | `rtlat hwnoise --json` | [`hwnoise::Document`] | `rtlat hwnoise` | scripts |
 //! | `rtlat threads --json` | [`threads::Thread`] | `rtlat threads` | scripts |
+//! | `rtlat verify --json` | [`verify::Report`] | `rtlat verify` | scripts, `rtlat monitor --profile-verify` |
 //!
 //! Readers take files written by other tools and other versions: every value they read is a
 //! [`Field`], which keeps a value of the wrong kind as it was found instead of refusing the
@@ -28,11 +29,13 @@ mod field;
 pub mod hwnoise;
 pub mod jitterdebugger;
 pub mod oslat;
+pub mod provenance;
 pub mod rtlat;
 pub mod servo;
 #[cfg(test)]
 mod tests;
 pub mod threads;
+pub mod verify;
 
 pub use count::Count;
 pub use entries::Entries;

@@ -296,6 +296,9 @@ pub struct RunExtra {
     /// The run's configuration as rtlat resolved it (see `rtlat run --help`).
     #[serde(skip_serializing_if = "Field::is_absent")]
     pub config: Field<Map<String, Value>>,
+    /// How the machine was tuned when the run started ([`super::provenance`]).
+    #[serde(skip_serializing_if = "Field::is_absent")]
+    pub provenance: Field<super::provenance::Provenance>,
 }
 
 /// rtlat-core's serialized histogram: layout, exact summary, underflow and overflow counts,

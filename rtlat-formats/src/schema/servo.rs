@@ -30,6 +30,9 @@ pub struct Document {
     /// woken at the servo period (left out without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timerlat: Option<super::rtlat::Timerlat>,
+    /// How the machine was tuned as the threads started ([`super::provenance`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<super::provenance::Provenance>,
 }
 
 /// One thread.

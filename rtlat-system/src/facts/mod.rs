@@ -12,6 +12,7 @@
 //! | idea                         | methods (on [`Facts`] unless said)                        |
 //! |------------------------------|-----------------------------------------------------------|
 //! | kernel ([`kernel`])          | `cmdline`, `os_release`, `kernel_version`, `proc_version`, `realtime`, `preempt_rt` |
+//! | its build ([`kconfig`])      | `kernel_config` → [`KernelConfig`] (`/boot/config-RELEASE` or `/proc/config.gz`) |
 //! | CPUs ([`cpus`])              | `online_cpus`, `possible_cpus`, `isolated_cpus`, `nohz_full_cpus` |
 //! | frequency ([`cpufreq`])      | `cpufreq(cpu)` → [`CpuFreq`]: `governor`, `scaling_min_khz`, …, `read` |
 //! | idle states ([`cpuidle`])    | `cpuidle_states(cpu)`, `cpuidle_driver`, `cpuidle_governor`, `guest_halt_poll_ns` |
@@ -52,6 +53,7 @@ pub mod holders;
 pub mod hypervisor;
 pub mod interrupts;
 pub mod irq;
+pub mod kconfig;
 pub mod kernel;
 pub mod mm;
 mod read;
@@ -71,6 +73,7 @@ pub use error::{FactError, FactResultExt, Malformed};
 pub use holders::Holders;
 pub use interrupts::{InterruptLine, Interrupts};
 pub use irq::Irq;
+pub use kconfig::KernelConfig;
 pub use kernel::{PreemptModel, PreemptRt};
 pub use mm::{Choice, KsmRun, Swap};
 pub use root::Facts;

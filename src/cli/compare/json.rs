@@ -88,6 +88,16 @@ pub fn render(c: &Comparison) -> String {
             worst_case_ns: [v.from, v.to],
             change_percent: v.percent,
             text: v.text.clone(),
+            tuning_changes: v
+                .changes
+                .iter()
+                .map(|c| schema::TuningChange {
+                    key: c.key.clone(),
+                    from: c.from.clone(),
+                    to: c.to.clone(),
+                    text: c.text.clone(),
+                })
+                .collect(),
         })
         .collect();
     let doc = Document {

@@ -5,6 +5,8 @@
 //! unreadable or not a result ends the command with status 2 and one line naming the file and
 //! what was wrong.
 
+// What changed in the tuning between two rtlat runs (their provenance).
+mod changes;
 mod json;
 mod report;
 mod spikes;

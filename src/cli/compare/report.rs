@@ -122,6 +122,9 @@ pub struct Verdict {
     pub percent: Option<f64>,
     /// The line: `worst case 4070.0 µs → 457.5 µs (−88.8 %)`.
     pub text: String,
+    /// What changed in the machine's tuning since the first file (both rtlat's, with their
+    /// provenance).
+    pub changes: Vec<super::changes::Change>,
 }
 
 /// Everything `rtlat compare` prints.
@@ -179,7 +182,10 @@ pub fn compare(runs: Vec<Run>) -> Comparison {
     let verdicts = runs
         .iter()
         .skip(1)
-        .map(|run| verdict(base, run.worst_case(), &runs[0], run))
+        .map(|run| Verdict {
+            changes: super::changes::changes(&runs[0], run),
+            ..verdict(base, run.worst_case(), &runs[0], run)
+        })
         .collect();
     Comparison {
         runs,
@@ -341,6 +347,7 @@ fn verdict(from: Option<i64>, to: Option<i64>, first: &Run, run: &Run) -> Verdic
                 from,
                 to,
                 percent,
+                changes: Vec::new(),
                 text: format!(
                     "worst case {} → {} ({change})",
                     micros(a as f64),
@@ -354,6 +361,7 @@ fn verdict(from: Option<i64>, to: Option<i64>, first: &Run, run: &Run) -> Verdic
                 from,
                 to,
                 percent: None,
+                changes: Vec::new(),
                 text: format!("worst case n/a (no maximum in {})", file_name(missing)),
             }
         }

@@ -153,11 +153,15 @@ pub fn render(c: &Comparison) -> String {
         for (i, v) in c.verdicts.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "{} {}: {}",
+                "{} {}: {}{}",
                 tag(i + 1),
                 file_name(&c.runs[i + 1]),
-                v.text
+                v.text,
+                if v.changes.is_empty() { "" } else { ", with:" }
             );
+            for change in &v.changes {
+                let _ = writeln!(out, "    {}: {}", change.key, change.text);
+            }
         }
     }
     out.push_str(&spikes::render(c));

@@ -14,6 +14,8 @@
 //! | `rtlat_system_info` | gauge, 1 | `host`, `kernel_release`, `preempt_rt`, `isolated_cpus`, `governor`, `version`, `window_seconds` |
 //! | `rtlat_audit_worst_severity` | gauge: 0 ok, 1 info, 2 warn, 3 fail, -1 not run | — |
 //! | `rtlat_audit_up` | gauge: 1 the last audit ran, 0 not | — |
+//! | `rtlat_tuning_drift` | gauge: 1 the item drifted from the profile, 0 not (`--profile-verify` only) | `item` (`rtlat verify`'s ids) |
+//! | `rtlat_tuning_drifted_items` | gauge: how many drifted, -1 not verified (`--profile-verify` only) | — |
 //! | `rtlat_window_max_cause_info` | gauge, 1 (`--explain` only) | `cpu`, `thread`, `cause`, `audit` |
 //! | `rtlat_timerlat_latency_seconds` | histogram, the same buckets (`--timerlat` only) | `cpu`, `context` (`irq`, `thread`, `user`) |
 //! | `rtlat_timerlat_lost_events_total` | counter (`--timerlat` only) | `cpu` |
@@ -80,6 +82,18 @@ pub struct Metrics {
     window_cause: Option<Family<Labels, Gauge>>,
     /// `--timerlat`: the tracer's families (not registered without it).
     pub timerlat: Option<TimerlatMetrics>,
+    /// `--profile-verify`: the profile's items (not registered without it).
+    pub drift: Option<DriftMetrics>,
+}
+
+/// `--profile-verify`'s metrics: each item of the last verification (the family is
+/// replaced whole each time: an item that no longer exists, such as an IRQ moved back, goes).
+#[derive(Debug, Clone)]
+pub struct DriftMetrics {
+    /// `rtlat_tuning_drift{item}`.
+    pub items: Family<Labels, Gauge>,
+    /// `rtlat_tuning_drifted_items`.
+    pub drifted: Gauge,
 }
 
 /// `--timerlat`'s families: each part of the tracer's wake-ups per CPU, and the events its
@@ -231,6 +245,51 @@ impl Metrics {
             audit_up,
             window_cause: None,
             timerlat: None,
+            drift: None,
+        }
+    }
+
+    /// Registers `--profile-verify`'s metrics ([`DriftMetrics`]): no item, -1 drifted, until
+    /// the first verification.
+    pub fn add_drift(&mut self) {
+        let items = Family::<Labels, Gauge>::default();
+        let drifted = Gauge::default();
+        drifted.set(-1);
+        self.registry.register(
+            "rtlat_tuning_drift",
+            "1 for each item of the --profile-verify profile that differs from the machine, 0 for each that does not (rtlat verify's ids)",
+            items.clone(),
+        );
+        self.registry.register(
+            "rtlat_tuning_drifted_items",
+            "How many items of the --profile-verify profile differ from the machine; -1 when it could not be verified",
+            drifted.clone(),
+        );
+        self.drift = Some(DriftMetrics { items, drifted });
+    }
+
+    /// Replaces the drift metrics with a verification's items (`(id, drifted)`), or marks it
+    /// failed (`None`).
+    pub fn set_drift(&self, items: Option<&[(String, bool)]>) {
+        let Some(drift) = &self.drift else {
+            return;
+        };
+        drift.items.clear();
+        match items {
+            Some(items) => {
+                for (id, drifted) in items {
+                    drift
+                        .items
+                        .get_or_create(&vec![("item".to_owned(), id.clone())])
+                        .set(i64::from(*drifted));
+                }
+                drift
+                    .drifted
+                    .set(items.iter().filter(|(_, d)| *d).count() as i64);
+            }
+            None => {
+                drift.drifted.set(-1);
+            }
         }
     }
 

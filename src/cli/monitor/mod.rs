@@ -204,7 +204,13 @@ fn monitor(args: &[String]) -> Result<ExitCode, String> {
         let _audit = std::thread::Builder::new()
             .name("rtlat-audit".into())
             .spawn_scoped(scope, || {
-                audit_loop(tools.as_ref(), &metrics, config.window, &helpers_stop)
+                audit_loop(
+                    tools.as_ref(),
+                    config.profile_verify.as_deref(),
+                    &metrics,
+                    config.window,
+                    &helpers_stop,
+                )
             })
             .map_err(|e| format!("cannot start the audit thread: {e}"))?;
         errln!(
@@ -294,6 +300,9 @@ fn new_metrics(config: &MonitorConfig, plan: &Plan) -> Arc<Metrics> {
     }
     if config.run.timerlat {
         metrics.add_timerlat();
+    }
+    if config.profile_verify.is_some() {
+        metrics.add_drift();
     }
     Arc::new(metrics)
 }
@@ -414,16 +423,34 @@ fn measure(
     Ok(())
 }
 
-/// The audit, at start and once per window, until `stop`.
+/// The audit (and `--profile-verify`'s verification), at start and once per window, until
+/// `stop`.
 fn audit_loop(
     tools: Option<&std::path::PathBuf>,
+    profile: Option<&std::path::Path>,
     metrics: &Metrics,
     window: Duration,
     stop: &AtomicBool,
 ) {
     let _ = signals::block_run_signals();
     let mut said: Option<String> = None;
+    let mut said_verify: Option<String> = None;
     loop {
+        if let Some(profile) = profile {
+            match audit::verify(tools, profile) {
+                Ok(items) => {
+                    metrics.set_drift(Some(&items));
+                    said_verify = None;
+                }
+                Err(why) => {
+                    metrics.set_drift(None);
+                    if said_verify.as_ref() != Some(&why) {
+                        errln!("rtlat monitor: {why}");
+                        said_verify = Some(why);
+                    }
+                }
+            }
+        }
         match audit::run(tools) {
             Ok(worst) => {
                 metrics.audit_worst.set(worst);

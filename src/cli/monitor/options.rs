@@ -55,6 +55,9 @@ pub struct MonitorConfig {
     /// `--textfile`: the exposition written there each window (node_exporter's textfile
     /// collector), by atomic rename.
     pub textfile: Option<PathBuf>,
+    /// `--profile-verify`: a tuning profile checked against the machine at start and every
+    /// window (`rtlat_tuning_drift{item}`), read and checked before the run.
+    pub profile_verify: Option<PathBuf>,
 }
 
 /// The command line, read.
@@ -79,6 +82,8 @@ pub enum Opt {
     SpikeAbove,
     /// `--textfile PATH`.
     Textfile,
+    /// `--profile-verify PROFILE`.
+    ProfileVerify,
 }
 
 /// Each of the monitor's own options, defined once: its name, its value, what the value
@@ -117,6 +122,13 @@ pub const SPECS: &[Spec<Opt>] = &[
             "write the exposition there every window (node_exporter's textfile\n\
              collector), by atomic rename",
         ),
+    Spec::new(Opt::ProfileVerify)
+        .long("profile-verify")
+        .value("PROFILE", "a tuning profile file (TOML, as rtlat verify reads it)")
+        .help(
+            "check the tuning profile against the machine at start and every window\n\
+             (rtlat verify): rtlat_tuning_drift{item} is 1 for each item that drifted",
+        ),
 ];
 
 /// The column the usage's option help starts at.
@@ -140,6 +152,7 @@ struct Own {
     spike_above: Option<String>,
     listen: Option<String>,
     textfile: Option<String>,
+    profile_verify: Option<String>,
     help: bool,
 }
 
@@ -172,6 +185,7 @@ fn split(args: &[String]) -> Result<(Own, Vec<String>), UsageError> {
             Opt::SpikeAbove => &mut own.spike_above,
             Opt::Listen => &mut own.listen,
             Opt::Textfile => &mut own.textfile,
+            Opt::ProfileVerify => &mut own.profile_verify,
         };
         let value = match inline {
             Some(value) => value,
@@ -298,6 +312,18 @@ pub fn parse(args: &[String], isolated: &CpuSet) -> Result<Parsed, UsageError> {
         Some(value) => Some(PathBuf::from(value)),
         None => None,
     };
+    // --profile-verify: a profile that cannot be read is refused before anything runs.
+    let profile_verify = match own.profile_verify {
+        Some(value) => {
+            let path = PathBuf::from(&value);
+            rtlat_system::profile::Profile::read(&path).map_err(|why| UsageError::NotHere {
+                option: spec(Opt::ProfileVerify).name(),
+                reason: why.to_string(),
+            })?;
+            Some(path)
+        }
+        None => None,
+    };
     // The monitor's defaults first: the options given after them win (run's rule: the
     // last of a repeated option wins), and those that leave them out keep them.
     let given = run_options::given(&rest)?;
@@ -330,6 +356,7 @@ pub fn parse(args: &[String], isolated: &CpuSet) -> Result<Parsed, UsageError> {
         spike_above_ns,
         listen,
         textfile,
+        profile_verify,
     }))
 }
 

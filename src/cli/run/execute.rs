@@ -17,6 +17,7 @@ use rtlat_linux::msr::SmiCounter;
 
 use super::finish::{Finished, finish};
 use super::live::{self, Live};
+use super::load::{self, Load};
 use super::output::cyclictest as text;
 use super::prepare::{Prepared, prepare};
 use super::snapshot::SnapshotFile;
@@ -153,7 +154,33 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
     };
     // -F: the statistics pipe, made before the threads start, removed at the end.
     let fifo = config.fifo.as_deref().map(StatsFifo::create).transpose()?;
+    // --load stress-ng: rtlat's built-in load, from before the threads start to the end of
+    // the run (its own timeout 10 s after -D, should rtlat die without stopping it).
+    let built_in_load = config.load.as_deref() == Some(load::BUILT_IN);
+    let load_line =
+        built_in_load.then(|| Load::command_line(config.duration.map(|d| d.as_secs() + 10)));
+    let _load = match &load_line {
+        Some(line) => {
+            let started = Load::start(config.duration.map(|d| d.as_secs() + 10))?;
+            outln!(
+                "# load: {line} (process group {}), stopped when the run ends",
+                started.pid()
+            );
+            Some(started)
+        }
+        None => None,
+    };
     let start_unix = unix_now();
+    // How the machine is tuned as the run starts (governor and idle states held), for the
+    // JSON file; the built-in load as the command it runs.
+    let provenance = config.json.is_some().then(|| {
+        let cpus: Vec<usize> = plan.threads.iter().map(|t| t.cpu).collect();
+        crate::cli::provenance::gather(
+            &rtlat_system::facts::Facts::live(),
+            &cpus,
+            load_line.as_deref().or(config.load.as_deref()),
+        )
+    });
     let nanoseconds = config.unit == Unit::Ns;
     let mut measure_plans = measure_plans(&config, &plan, policy);
     // --timerlat: the tracer starts before the threads (they open its files once pinned) and
@@ -232,6 +259,7 @@ fn run(args: &[String], as_cyclictest: bool) -> Result<ExitCode, String> {
         as_cyclictest,
         args,
         unix_times: (start_unix, end_unix),
+        provenance: provenance.as_ref(),
         profile: profile.as_ref(),
         explained: explained.as_ref(),
         timerlat: timerlat.as_ref(),

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 
 use rtlat_engine::LiveFigures;
 use rtlat_engine::run::{RunShared, ThreadReport};
+use rtlat_formats::schema::provenance::Provenance;
 use rtlat_formats::schema::rtlat as schema;
 
 use super::live;
@@ -43,6 +44,8 @@ pub struct Finished<'a> {
     pub explained: Option<&'a Explained>,
     /// `--timerlat`'s figures.
     pub timerlat: Option<&'a TimerlatFigures>,
+    /// How the machine was tuned as the run started (with `--json`).
+    pub provenance: Option<&'a Provenance>,
 }
 
 /// Reports the run as its options ask; its exit status (1 above `--fail-above`, 4 when an
@@ -206,6 +209,7 @@ fn write_json(
             config
         },
         break_tid: (break_tid != 0).then_some(break_tid),
+        provenance: run.provenance.cloned(),
         lost_samples,
         numa_nodes: !run.config.smp,
         timerlat: run.timerlat.map_or_else(Vec::new, |figures| {

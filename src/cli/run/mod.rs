@@ -6,6 +6,8 @@ pub mod execute;
 pub mod finish;
 // The main thread while the threads measure: the live lines, -v, SIGUSR1/SIGUSR2.
 pub mod live;
+// --load: what runs beside the run (stress-ng: rtlat's built-in load).
+pub mod load;
 pub mod output;
 // From the command line to the plan, before anything changes.
 pub mod prepare;

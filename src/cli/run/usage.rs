@@ -73,6 +73,10 @@ pub fn usage(invoked_as_cyclictest: bool) -> String {
             "\n\
              rtlat options (full names only):\n\
              \x20     --fail-above=US    exit with status 1 if a thread's maximum exceeds US µs\n\
+             \x20     --load=TEXT        what runs beside the run, kept in --json's provenance;\n\
+             \x20                        stress-ng: start rtlat's built-in load (stress-ng on\n\
+             \x20                        every default CPU: compute, I/O, memory, 10 kHz timers)\n\
+             \x20                        for the run and stop it at the end\n\
              \x20     --unit=us|ns       unit of printed values (--unit ns is -N)\n\
              \x20     --timer=KIND       abs (default), rel (-r), nanosleep (-s), posix (-x), timerfd\n\
              \x20     --governor=NAME    cpufreq governor of the threads' CPUs for this run only\n\

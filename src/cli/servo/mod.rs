@@ -22,6 +22,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rtlat_formats::schema::Entries;
+use rtlat_formats::schema::provenance::Provenance;
 use rtlat_formats::schema::servo as schema;
 use rtlat_linux::cpuset::CpuSet;
 use rtlat_linux::{Policy, ProcessCpus};
@@ -126,6 +127,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         .collect::<Vec<_>>()
         .join(", ");
     let shared = Shared::new(plans.len());
+    // How the machine is tuned as the threads start, for the JSON file.
+    let provenance = config
+        .json
+        .is_some()
+        .then(|| crate::cli::provenance::gather(&rtlat_system::facts::Facts::live(), &[cpu], None));
     let started = Instant::now();
     let threads = plans.iter().enumerate().map(|(i, plan)| {
         let shared = &shared;
@@ -191,9 +197,22 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         &rows,
         &reports,
         (cpu, elapsed),
-        explained.as_ref(),
-        timerlat.as_ref(),
+        Beside {
+            explained: explained.as_ref(),
+            timerlat: timerlat.as_ref(),
+            provenance,
+        },
     ))
+}
+
+/// What the report gives beside the threads' figures.
+struct Beside<'a> {
+    /// `--explain`'s verdicts.
+    explained: Option<&'a explain::Explained>,
+    /// `--timerlat`'s figures.
+    timerlat: Option<&'a TimerlatFigures>,
+    /// How the machine was tuned as the threads started (with `--json`).
+    provenance: Option<Provenance>,
 }
 
 /// `--timerlat`: the tracer's own threads on `cpu` at the servo period (LinuxCNC's threads
@@ -255,9 +274,13 @@ fn report(
     rows: &[Row],
     reports: &[Report],
     (cpu, elapsed): (usize, Duration),
-    explained: Option<&explain::Explained>,
-    timerlat: Option<&TimerlatFigures>,
+    beside: Beside<'_>,
 ) -> ExitCode {
+    let Beside {
+        explained,
+        timerlat,
+        provenance,
+    } = beside;
     let figures: Vec<Figures> = reports.iter().map(Figures::from_report).collect();
     let verdict = Verdict::of(plans, &figures);
     let mut out = String::new();
@@ -289,6 +312,7 @@ fn report(
     if let Some(path) = &config.json {
         let mut doc = document(config, plans, reports, (cpu, elapsed), verdict, explained);
         doc.timerlat = timerlat.map(|figures| timerlat::json(figures, cpu));
+        doc.provenance = provenance;
         let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into()) + "\n";
         if path.as_os_str() == "-" {
             out!("{text}");
@@ -419,6 +443,7 @@ fn document(
             unusable_above: UNUSABLE_ABOVE_NS,
         },
         timerlat: None,
+        provenance: None,
     }
 }
 

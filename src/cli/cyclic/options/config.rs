@@ -114,6 +114,9 @@ pub struct RunConfig {
     pub refresh_on_max: bool,
     /// `--fail-above` (rtlat): exit status 1 if any thread's maximum exceeds this many µs.
     pub fail_above_us: Option<u64>,
+    /// `--load`: what runs beside the measurement, for the JSON's provenance; `stress-ng`
+    /// starts rtlat's built-in load for the run (`run::load`).
+    pub load: Option<String>,
     /// `--governor` (rtlat): the cpufreq governor the run's CPUs get for the run only.
     pub governor: Option<String>,
     /// `--backend` (rtlat): what the measuring threads sleep on.
@@ -173,6 +176,7 @@ impl Default for RunConfig {
             unbuffered: false,
             refresh_on_max: false,
             fail_above_us: None,
+            load: None,
             governor: None,
             backend: Backend::Linux,
             profile: None,

@@ -275,7 +275,8 @@ fn take(
         | Opt::Explain
         | Opt::ExplainAbove
         | Opt::ExplainNodes
-        | Opt::Timerlat => take_own(config, seen, id, value)?,
+        | Opt::Timerlat
+        | Opt::Load => take_own(config, seen, id, value)?,
     }
     Ok(())
 }
@@ -303,6 +304,13 @@ fn take_own(
             config.explain_above = Some(number(id, value, 1, MAX_THRESHOLD)?);
         }
         Opt::Timerlat => config.timerlat = true,
+        Opt::Load => {
+            let text = value.trim();
+            if text.is_empty() || text.chars().count() > 200 || text.chars().any(char::is_control) {
+                return Err(invalid(id, value));
+            }
+            config.load = Some(text.to_owned());
+        }
         Opt::FailAbove => config.fail_above_us = Some(number(id, value, 0, MAX_THRESHOLD)?),
         Opt::Governor if !crate::cli::cpufreq::is_governor_name(value) => {
             return Err(invalid(id, value));

@@ -70,6 +70,8 @@ pub(super) enum Opt {
     ExplainNodes,
     /// `--timerlat`: the kernel's timerlat tracer times the measuring threads.
     Timerlat,
+    /// `--load`: what runs beside the measurement (or `stress-ng`: rtlat's built-in load).
+    Load,
 }
 
 const fn spec(
@@ -178,6 +180,7 @@ pub(super) const SPECS: &[Spec<Opt>] = &[
     spec(Opt::ExplainAbove, None, "explain-above", Required, false),
     spec(Opt::ExplainNodes, None, "explain-nodes", Required, false),
     spec(Opt::Timerlat, None, "timerlat", No, false),
+    spec(Opt::Load, None, "load", Required, false),
 ];
 
 /// The option table as a name reads it: under the name cyclictest, `-n`/`--nanosleep` (gone
@@ -247,6 +250,7 @@ pub(super) fn expected(id: Opt) -> String {
         ),
         Opt::FailAbove => format!("a latency of 0 to {MAX_THRESHOLD} µs"),
         Opt::Unit => "us or ns".into(),
+        Opt::Load => "a description of what runs beside the measurement (at most 200 characters), or stress-ng for rtlat's built-in load".into(),
         Opt::Timer => "one of abs, rel, nanosleep, posix, timerfd".into(),
         Opt::Governor => {
             "a cpufreq governor name: letters, digits, _ or -, at most 15 characters (e.g. performance)".into()

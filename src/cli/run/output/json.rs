@@ -4,6 +4,7 @@
 //! histogram and the run's configuration.
 
 use rtlat_formats::schema::cyclictest::{Avg, Document, LinearHistogram, Sysinfo, Thread};
+use rtlat_formats::schema::provenance::Provenance;
 use rtlat_formats::schema::rtlat::{
     DeadlineTranslation, Explain, RunConfig, RunExtra, Second, Seconds, Spike, ThreadExtra,
     Timerlat,
@@ -43,6 +44,8 @@ pub struct RunFacts {
     pub explained: Vec<(Explain, Vec<Field<Spike>>)>,
     /// `--timerlat`: each thread's `timerlat` object (empty without it).
     pub timerlat: Vec<Timerlat>,
+    /// How the machine was tuned as the run started.
+    pub provenance: Option<Provenance>,
 }
 
 /// The whole document, laid out exactly as cyclictest writes it (two-space indents, `avg`
@@ -120,6 +123,7 @@ pub fn document(facts: &RunFacts, threads: &[ThreadReport]) -> String {
                 Ok(Value::Object(config)) => config.into(),
                 _ => Field::Invalid(Value::Null),
             },
+            provenance: facts.provenance.clone().map_or(Field::Absent, Field::from),
         }
         .into(),
     };
