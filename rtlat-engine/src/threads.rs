@@ -11,10 +11,12 @@ use std::io;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{Builder, Scope, ScopedJoinHandle};
 
-/// Each measuring thread's stack: the loop needs a few KiB (8 KiB measured); `rtlat run`'s
-/// 32 KiB prefault ([`crate::setup::Setup::prefault_stack`]) plus its safety margin fit with
-/// room to spare. Rust's default (2 MiB) would be made resident by `mlockall` in full.
-pub const THREAD_STACK: usize = 128 * 1024;
+/// Each measuring thread's stack: the loop needs a few KiB (8 KiB measured, optimised);
+/// `rtlat run`'s 32 KiB prefault ([`crate::setup::Setup::prefault_stack`]) plus its safety
+/// margin fit with room to spare, also in a debug build, whose unoptimised frames had used
+/// 87 KiB before the prefault (`-x`, `--json`, `--smi`'s code beside: 17 bytes short of
+/// 128 KiB). Rust's default (2 MiB) would be made resident by `mlockall` in full.
+pub const THREAD_STACK: usize = 192 * 1024;
 
 /// A measuring thread that did not bring back its report: `E` is its body's own error.
 #[derive(Debug)]
