@@ -38,9 +38,9 @@ fn command(args: Vec<String>) -> ExitCode {
     }
     match args.get(1).map(String::as_str) {
         Some("run") => cli::run::execute::main(&args[2..], false),
-        Some(command @ ("audit" | "threads" | "irq" | "cpufreq" | "compare" | "verify")) => {
-            sibling(command, "rtlat-tools")
-        }
+        Some(
+            command @ ("audit" | "threads" | "irq" | "cpufreq" | "compare" | "tune" | "verify"),
+        ) => sibling(command, "rtlat-tools"),
         Some("monitor") => sibling("monitor", "rtlat-monitor"),
         Some("plot") => plot(&args[2..]),
         Some("latency") => cli::latency::main(&args[2..]),
@@ -60,6 +60,7 @@ fn command(args: Vec<String>) -> ExitCode {
                  \x20      rtlat irq [OPTIONS]      move IRQs away from CPUs (dry run unless --apply)\n\
                  \x20      rtlat cpufreq [OPTIONS]  set CPU frequency governors (dry run unless --apply)\n\
                  \x20      rtlat compare A B [...]  compare result files (rtlat, cyclictest, Xenomai, ...)\n\
+                 \x20      rtlat tune apply PROFILE set a tuning profile (dry run unless --apply; --persist)\n\
                  \x20      rtlat verify PROFILE     check a tuning profile against the machine (drift: status 1)\n\
                  \x20      rtlat plot FILES -o OUT  OSADL-style latency plots (SVG or PNG)\n\
                  \x20      rtlat latency [OPTIONS]  Xenomai's latency test (also as argv[0] latency)\n\
@@ -80,7 +81,7 @@ fn command(args: Vec<String>) -> ExitCode {
         }
         Some(other) => {
             errln!(
-                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, verify, plot, latency, servo, noise, hwnoise, monitor, --version, --help"
+                "rtlat: unknown command '{other}'; accepted: run, audit, threads, irq, cpufreq, compare, tune, verify, plot, latency, servo, noise, hwnoise, monitor, --version, --help"
             );
             rtlat::exit_status::code(rtlat::exit_status::BAD_INPUT)
         }

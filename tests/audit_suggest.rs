@@ -266,3 +266,74 @@ fn a_grub_file_gives_a_grub_line_and_says_what_grub_adds() {
             .contains("comes from a GRUB configuration")
     );
 }
+
+/// `--profile-out FILE`: the suggestion as a tuning profile, whose command line is the
+/// parameters the suggestion sets, and which `rtlat verify` reads against the same machine:
+/// every parameter the machine's line already has is clean, the others drift.
+#[test]
+fn the_suggestion_as_a_profile_that_verify_reads() {
+    let root = linux_tree("hp-t630");
+    let dir = std::env::temp_dir().join(format!("rtlat-it-profile-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tune.toml");
+    let run = audit(&[
+        "--root",
+        &root,
+        "--suggest",
+        "--isolate",
+        "3",
+        "--json",
+        "--profile-out",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let suggestion = run.json();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let profile = rtlat_system::profile::Profile::parse(&text).unwrap();
+    // Each parameter the profile names is on the suggested line, and the real-time ones are
+    // among them.
+    let line: Vec<&str> = suggestion["cmdline"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let params = profile.kernel.unwrap().cmdline;
+    for p in &params {
+        assert!(line.contains(&p.as_str()), "{p} not on {line:?}");
+    }
+    for name in ["isolcpus=", "nohz_full=", "rcu_nocbs="] {
+        assert!(
+            params.iter().any(|p| p.starts_with(name)),
+            "{name}: {params:?}"
+        );
+    }
+    assert_eq!(profile.irq.unwrap().away_from, "3");
+    let verify = std::process::Command::new(env!("CARGO_BIN_EXE_rtlat"))
+        .args(["verify", path.to_str().unwrap(), "--root", &root, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        verify.status.code(),
+        Some(1),
+        "the tree is not tuned as suggested"
+    );
+    let report: Value = serde_json::from_slice(&verify.stdout).unwrap();
+    let nohz = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "cmdline.nohz_full")
+        .unwrap();
+    assert_eq!(
+        nohz["drift"], false,
+        "the tree's line has nohz_full=3: {nohz}"
+    );
+    // Without --suggest it is refused.
+    let refused = audit(&["--root", &root, "--profile-out", path.to_str().unwrap()]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("--profile-out goes with --suggest"),
+        "{refused:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -39,6 +39,7 @@ mod servo;
 mod stop_signals;
 mod threads;
 mod time_series;
+mod tune;
 mod verify;
 mod xenomai_backend;
 

@@ -26,10 +26,11 @@ fn command(args: Vec<String>) -> ExitCode {
         Some("irq") => cli::irq::main(&args[2..]),
         Some("cpufreq") => cli::cpufreq::main(&args[2..]),
         Some("compare") => cli::compare::main(&args[2..]),
+        Some("tune") => cli::tune::main(&args[2..]),
         Some("verify") => cli::verify::main(&args[2..]),
         _ => {
             errln!(
-                "rtlat-tools: runs rtlat's audit, threads, irq, cpufreq, compare and verify (rtlat COMMAND ... execs it); rtlat --help lists every command"
+                "rtlat-tools: runs rtlat's audit, threads, irq, cpufreq, compare, tune and verify (rtlat COMMAND ... execs it); rtlat --help lists every command"
             );
             ExitCode::from(2)
         }

@@ -31,9 +31,12 @@ pub mod tuning;
 pub mod audit;
 #[cfg(feature = "tools")]
 pub mod compare;
-// `rtlat verify PROFILE`: a tuning profile against the machine.
 #[cfg(feature = "tools")]
 pub mod irq;
+// `rtlat tune apply PROFILE`: a tuning profile made real (and persisted); `rtlat verify
+// PROFILE`: the profile against the machine.
+#[cfg(feature = "tools")]
+pub mod tune;
 #[cfg(feature = "tools")]
 pub mod verify;
 // `rtlat monitor` runs in rtlat-monitor (feature `monitor`).

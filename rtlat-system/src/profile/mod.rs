@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use rtlat_linux::cpuset::CpuSet;
 
+pub mod plan;
 pub mod verify;
 
 /// The format's version this build reads and writes.

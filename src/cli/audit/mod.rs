@@ -148,7 +148,22 @@ fn suggest(
         online: ctx.online.as_ref(),
         from_grub,
     };
-    match suggest::suggest(&line, &source, isolate, &machine) {
+    let suggested = suggest::suggest(&line, &source, isolate, &machine);
+    if let (Ok(suggestion), Some(path)) = (&suggested, &options.profile_out) {
+        let profile = profile_of(suggestion, &ctx.facts);
+        if let Err(e) = rtlat::atomic_file::write_atomically(path, profile.to_toml().as_bytes()) {
+            return usage_error(&format!(
+                "--profile-out {}: {}; nothing written",
+                path.display(),
+                io_error_text(&e)
+            ));
+        }
+        errln!(
+            "rtlat audit: the tuning profile is in {} (rtlat tune apply {0} sets it, rtlat verify {0} checks it)",
+            path.display()
+        );
+    }
+    match suggested {
         Ok(suggestion) if options.json => {
             let mut text =
                 serde_json::to_string_pretty(&json::suggestion(&suggestion)).unwrap_or_default();
@@ -157,6 +172,40 @@ fn suggest(
         }
         Ok(suggestion) => print(&suggestion.render()),
         Err(error) => usage_error(&error.to_string()),
+    }
+}
+
+/// The tuning profile of a suggestion: its parameters, IRQs away from the CPUs it isolates,
+/// and, where the machine has them, the `performance` governor and no idle state deeper
+/// than C1 on those CPUs.
+fn profile_of(suggestion: &suggest::Suggestion, facts: &Facts) -> rtlat_system::profile::Profile {
+    use rtlat_system::profile::{CpuFreq, Idle, Irq, Kernel, Profile, VERSION};
+    let cpus = suggestion.isolate.to_string();
+    let has_cpufreq = suggestion
+        .isolate
+        .iter()
+        .all(|cpu| facts.cpufreq(cpu).exists());
+    let has_idle = suggestion
+        .isolate
+        .iter()
+        .all(|cpu| facts.cpuidle_states(cpu).is_ok_and(|s| s.len() > 2));
+    Profile {
+        version: VERSION,
+        kernel: Some(Kernel {
+            cmdline: suggestion.set.iter().map(ToString::to_string).collect(),
+        }),
+        irq: Some(Irq {
+            away_from: cpus.clone(),
+        }),
+        cpufreq: has_cpufreq.then(|| CpuFreq {
+            cpus: cpus.clone(),
+            governor: "performance".into(),
+        }),
+        idle: has_idle.then(|| Idle {
+            cpus: cpus.clone(),
+            deepest_state: 1,
+        }),
+        threads: Vec::new(),
     }
 }
 

@@ -46,6 +46,7 @@ enum Opt {
     Json,
     Suggest,
     Isolate,
+    ProfileOut,
     Only,
     Help,
 }
@@ -84,6 +85,14 @@ const SPECS: &[Spec<Opt>] = &[
         .long("isolate")
         .value("CPUS", "a CPU list, e.g. 3 or 2-3")
         .help("the CPUs to isolate, a CPU list such as 3 or 2-3 (with --suggest)"),
+    Spec::new(Opt::ProfileOut)
+        .long("profile-out")
+        .value("FILE", "a file path")
+        .help(
+            "with --suggest: also write a tuning profile to FILE (the suggested\n\
+             parameters, IRQs away from the CPUs, and where the machine has them their\n\
+             governor and idle states) for rtlat tune apply and rtlat verify",
+        ),
     Spec::new(Opt::Only)
         .long("only")
         .value("IDS", "finding ids, e.g. cpufreq.governor,irq.on_isolated")
@@ -109,14 +118,15 @@ pub struct Options {
     pub cmdline: Option<PathBuf>,
     /// `--suggest --isolate CPUS`: the CPUs to isolate.
     pub suggest: Option<CpuSet>,
+    /// `--profile-out FILE` (with `--suggest`): where the tuning profile goes.
+    pub profile_out: Option<PathBuf>,
     /// `--only IDS`: the finding ids to report (all when `None`).
     pub only: Option<Vec<String>>,
     /// `--help`.
     pub help: bool,
 }
 
-const ACCEPTED: &str =
-    "accepted: --root DIR, --cmdline FILE, --only IDS, --json, --suggest --isolate CPUS, --help";
+const ACCEPTED: &str = "accepted: --root DIR, --cmdline FILE, --only IDS, --json, --suggest --isolate CPUS [--profile-out FILE], --help";
 
 impl Options {
     /// Parses the arguments after `audit` (what was typed only: the root and the file are
@@ -142,6 +152,7 @@ impl Options {
         let mut suggest = false;
         let mut isolate: Option<CpuSet> = None;
         let mut only: Option<Vec<String>> = None;
+        let mut profile_out: Option<PathBuf> = None;
         let mut help = false;
         for item in found {
             let spec = SPECS.iter().find(|s| s.id == item.id);
@@ -173,6 +184,10 @@ impl Options {
                         CpuSet::parse(&value).map_err(|e| format!("--isolate '{value}': {e}"))?;
                     isolate = Some(set);
                 }
+                Opt::ProfileOut => {
+                    once(profile_out.is_some())?;
+                    profile_out = Some(PathBuf::from(value));
+                }
                 Opt::Only => {
                     once(only.is_some())?;
                     only = Some(finding_ids(&value)?);
@@ -203,11 +218,18 @@ impl Options {
         if suggest.is_some() && only.is_some() {
             return Err("--only goes with the audit, not with --suggest".into());
         }
+        if suggest.is_none() && profile_out.is_some() {
+            return Err(
+                "--profile-out goes with --suggest: rtlat audit --suggest --isolate CPUS --profile-out FILE"
+                    .into(),
+            );
+        }
         Ok(Options {
             root: root.unwrap_or_else(|| PathBuf::from("/")),
             json,
             cmdline,
             suggest,
+            profile_out,
             only,
             help,
         })
