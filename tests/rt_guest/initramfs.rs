@@ -65,6 +65,12 @@ fn make(arch: Arch) -> Result<PathBuf, String> {
         "guest/lib.sh",
         file(&guest.join("lib.sh"), 0o644)?,
     );
+    // The tune suite's profile.
+    add(
+        &mut root,
+        "guest/tune.toml",
+        file(&guest.join("tune.toml"), 0o644)?,
+    );
     for entry in std::fs::read_dir(guest.join("suites")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
