@@ -1,8 +1,8 @@
 //! `rtlat tune apply PROFILE` through the binary, on a writable copy of a captured machine
 //! (the HP t630 tree, CPU 3 isolated, its IRQs on every CPU, GRUB's /etc/default/grub
-//! added): the dry run changes nothing; `--apply` moves the IRQs and `rtlat verify` finds
-//! them in place (the kernel line it cannot change still drifted); drift injected (an IRQ
-//! put back) is reported; `--restore` undoes it all; `--persist` writes GRUB's drop-in, the
+//! added): the dry run changes nothing; `--apply` moves the IRQs, sets the governor and
+//! holds the frequency, and `rtlat verify` finds them in place (the kernel line it cannot
+//! change still drifted); drift injected (an IRQ put back, the governor reset) is reported; `--restore` undoes it all; `--persist` writes GRUB's drop-in, the
 //! unit (which `systemd-analyze verify` accepts) and the profile copy, and `--unpersist`
 //! leaves the tree as it was.
 
@@ -15,7 +15,7 @@ use common::{Json, JsonExt, copy_of_hp_t630};
 
 const QUICK: Duration = Duration::from_secs(30);
 
-const PROFILE: &str = "version = 1\n[kernel]\ncmdline = [\"nohz_full=3\", \"rcu_nocbs=3\"]\n[irq]\naway_from = \"3\"\n";
+const PROFILE: &str = "version = 1\n[kernel]\ncmdline = [\"nohz_full=3\", \"rcu_nocbs=3\"]\n[irq]\naway_from = \"3\"\n[cpufreq]\ncpus = \"3\"\ngovernor = \"performance\"\nfrequency_khz = 2000000\n";
 
 fn rtlat(command: &str, args: &[&str], cwd: &common::TempDir) -> common::Outcome {
     common::rtlat_command(command, args, Some(cwd.path()), QUICK)
@@ -123,10 +123,16 @@ fn a_profile_applied_verified_drifted_restored_persisted_and_unpersisted() {
     let after = rtlat("verify", &[p, "--root", r, "--json"], &dir);
     assert_eq!(drifted(&after), ["cmdline.rcu_nocbs"]);
 
-    // Drift injected, as irqbalance would: an IRQ back on CPU 3.
+    // Drift injected: an IRQ back on CPU 3, as irqbalance would, and the governor reset.
     std::fs::write(root.join("proc/irq/25/smp_affinity_list"), "0-3\n").unwrap();
+    let governor = root.join("sys/devices/system/cpu/cpu3/cpufreq/scaling_governor");
+    std::fs::write(&governor, "powersave\n").unwrap();
     let drift = rtlat("verify", &[p, "--root", r, "--json"], &dir);
-    assert_eq!(drifted(&drift), ["cmdline.rcu_nocbs", "irq.25"]);
+    assert_eq!(
+        drifted(&drift),
+        ["cmdline.rcu_nocbs", "irq.25", "cpufreq.cpu3"]
+    );
+    std::fs::write(&governor, "performance\n").unwrap();
 
     // --restore undoes what --apply changed (the injected IRQ is the file's old value again).
     let restored = rtlat(
@@ -233,6 +239,16 @@ fn bad_tune_command_lines_are_refused_in_one_line() {
         vec!["apply", "/nonexistent-rtlat-dir/p.toml"],
         vec!["apply", good, "--unpersist", "--root", r],
         vec!["apply", good, "--bogus"],
+        vec!["apply", good, "--before", "cnc.service", "--root", r],
+        vec![
+            "apply",
+            good,
+            "--persist",
+            "--before",
+            "not a unit",
+            "--root",
+            r,
+        ],
         vec!["frobnicate"],
     ] {
         let out = rtlat("tune", &args, &dir);

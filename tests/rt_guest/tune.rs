@@ -96,7 +96,7 @@ fn a_persisted_profile_boots_verifies_applies_and_its_drift_is_reported() {
     r.assert_rc("verify.before", 1);
     assert_eq!(
         drifted(&r, "verify.before"),
-        [thread.clone()],
+        std::slice::from_ref(&thread),
         "{}",
         r.out("verify.before")
     );

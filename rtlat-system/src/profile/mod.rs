@@ -14,10 +14,14 @@
 //! [cpufreq]
 //! cpus = "2-3"
 //! governor = "performance"
+//! frequency_khz = 2000000            # optional: held fixed (scaling_min = scaling_max)
 //!
 //! [idle]
 //! cpus = "2-3"
 //! deepest_state = 0                  # states deeper than this off (-1: every state)
+//!
+//! [cpu_dma_latency]                  # held by the real-time application (or rtlat run)
+//! max_us = 0                         # /dev/cpu_dma_latency's value must be at most this
 //!
 //! [[threads]]                        # e.g. a QEMU guest's vCPU threads
 //! name = "^CPU [0-9]+/KVM$"          # a regular expression on the thread's name
@@ -64,6 +68,9 @@ pub struct Profile {
     /// Idle states turned off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle: Option<Idle>,
+    /// The `/dev/cpu_dma_latency` limit in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_dma_latency: Option<DmaLatency>,
     /// Threads' policy, priority and CPUs, by name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub threads: Vec<ThreadRule>,
@@ -93,6 +100,21 @@ pub struct CpuFreq {
     pub cpus: String,
     /// Their governor (`performance`).
     pub governor: String,
+    /// A frequency held fixed, kHz (`scaling_min_freq` = `scaling_max_freq`); left as it is
+    /// when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_khz: Option<u64>,
+}
+
+/// `[cpu_dma_latency]`: the wake-up latency from idle the kernel's PM QoS must hold to. It
+/// holds only while a process keeps `/dev/cpu_dma_latency` open with the value written (the
+/// real-time application, or `rtlat run`, which holds 0 during a run): `rtlat tune` cannot
+/// make it at boot, `rtlat verify` checks it is in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DmaLatency {
+    /// The most the value in force may be, µs.
+    pub max_us: u32,
 }
 
 /// `[idle]`.
@@ -237,6 +259,14 @@ impl Profile {
                 );
             }
         }
+        if let Some(khz) = self.cpufreq.as_ref().and_then(|f| f.frequency_khz)
+            && !(1..=100_000_000).contains(&khz)
+        {
+            return bad(
+                "cpufreq.frequency_khz",
+                format!("{khz} is out of range: 1 to 100000000 kHz"),
+            );
+        }
         if let Some(idle) = &self.idle {
             cpu_list("idle.cpus", &idle.cpus)?;
             if !(-1..=9).contains(&idle.deepest_state) {
@@ -300,9 +330,12 @@ away_from = "2-3"
 [cpufreq]
 cpus = "2-3"
 governor = "performance"
+frequency_khz = 2000000
 [idle]
 cpus = "2-3"
 deepest_state = 0
+[cpu_dma_latency]
+max_us = 0
 [[threads]]
 name = "^CPU [0-9]+/KVM$"
 policy = "fifo"

@@ -93,6 +93,17 @@ pub fn plan(profile: &Profile, facts: &Facts, live: bool) -> Result<Planned, Pla
             &cpus(&f.cpus),
             &f.governor,
         )?);
+        if let Some(khz) = f.frequency_khz {
+            planned
+                .changes
+                .extend(cpufreq::frequency_changes(facts, &cpus(&f.cpus), khz)?);
+        }
+    }
+    if let Some(qos) = &profile.cpu_dma_latency {
+        planned.notes.push(format!(
+            "cpu_dma_latency (at most {} µs) holds only while a process keeps /dev/cpu_dma_latency open: the real-time application must hold it (rtlat run holds it during a run); rtlat verify checks it",
+            qos.max_us
+        ));
     }
     if let Some(idle) = &profile.idle {
         planned.changes.extend(cpuidle::deepest_state_changes(

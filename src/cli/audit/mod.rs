@@ -200,11 +200,14 @@ fn profile_of(suggestion: &suggest::Suggestion, facts: &Facts) -> rtlat_system::
         cpufreq: has_cpufreq.then(|| CpuFreq {
             cpus: cpus.clone(),
             governor: "performance".into(),
+            frequency_khz: None,
         }),
         idle: has_idle.then(|| Idle {
             cpus: cpus.clone(),
             deepest_state: 1,
         }),
+        // Held by the application, not at boot: left for the user to add.
+        cpu_dma_latency: None,
         threads: Vec::new(),
     }
 }

@@ -12,7 +12,7 @@
 //! command line cannot change at run time: the parameters the running kernel lacks are
 //! printed, and `--persist` puts them where the boot loader takes them ([`persist`]).
 
-mod persist;
+pub mod persist;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -34,6 +34,10 @@ const SPECS: &[Spec] = &[
     Spec::new("--persist")
         .long("persist")
         .help("also make it survive a reboot: the kernel line (GRUB's drop-in)\nand a systemd unit that applies the run-time part at boot"),
+    Spec::new("--before")
+        .long("before")
+        .value("UNIT", "a systemd unit name such as cnc.service")
+        .help("with --persist: the real-time application's unit, which the tuning\nunit runs before"),
     Spec::new("--unpersist")
         .long("unpersist")
         .help("remove exactly what --persist wrote (no PROFILE)"),
@@ -45,7 +49,7 @@ const SPECS: &[Spec] = &[
 fn usage() -> String {
     format!(
         "\
-Usage: rtlat tune apply PROFILE [--apply] [--save FILE] [--persist] [--root DIR]
+Usage: rtlat tune apply PROFILE [--apply] [--save FILE] [--persist [--before UNIT]] [--root DIR]
        rtlat tune apply --unpersist [--apply] [--root DIR]
        rtlat tune [--root DIR] --restore FILE
 
@@ -125,6 +129,21 @@ fn run(args: &[String]) -> Result<ExitCode, CliError> {
             .to_string()
             .into());
     };
+    if let Some(unit) = options.value("--before") {
+        if !options.given("--persist") {
+            return Err("--before goes with --persist: it orders the boot-time unit"
+                .to_string()
+                .into());
+        }
+        if !persist::is_unit_name(&unit) {
+            return Err(crate::cli::tuning::args::invalid(
+                "--before",
+                &unit,
+                "expected a systemd unit name: letters, digits, :_.@- and .service or .target",
+            )
+            .into());
+        }
+    }
     let profile = Profile::read(&profile_path).map_err(|e| e.to_string())?;
     let live = root == Path::new("/");
     let planned =
@@ -160,11 +179,12 @@ fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if !options.given("--persist") || code != exit_status::code(OK) {
         return Ok(code);
     }
-    Ok(persist_profile(&root, &profile, apply))
+    let before = options.value("--before");
+    Ok(persist_profile(&root, &profile, apply, before.as_deref()))
 }
 
 /// `--persist`: the files, printed first, written with `--apply`.
-fn persist_profile(root: &Path, profile: &Profile, apply: bool) -> ExitCode {
+fn persist_profile(root: &Path, profile: &Profile, apply: bool, before: Option<&str>) -> ExitCode {
     let rtlat = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(|d| d.join("rtlat")))
@@ -191,7 +211,7 @@ fn persist_profile(root: &Path, profile: &Profile, apply: bool) -> ExitCode {
         outln!("# dry run: nothing written; add --apply to persist");
         return exit_status::code(OK);
     }
-    match persist::persist(root, profile, &rtlat) {
+    match persist::persist(root, profile, &rtlat, before) {
         Ok(done) => {
             for path in &done.written {
                 outln!("# persisted: {path}");

@@ -66,15 +66,30 @@ pub fn grub_drop_in(cmdline: &[String]) -> String {
     )
 }
 
-/// The unit's text; `rtlat`: the program's absolute path.
-pub fn unit(rtlat: &Path) -> String {
+/// Whether `name` is a systemd unit name `--before` takes (`app.service`, `cnc.target`).
+pub fn is_unit_name(name: &str) -> bool {
+    let stem = name
+        .strip_suffix(".service")
+        .or_else(|| name.strip_suffix(".target"));
+    name.len() <= 255
+        && stem.is_some_and(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ":_.@-".contains(c))
+        })
+}
+
+/// The unit's text; `rtlat`: the program's absolute path; `before`: the real-time
+/// application's unit, which it runs before (with `multi-user.target`).
+pub fn unit(rtlat: &Path, before: Option<&str>) -> String {
+    let before = before.map(|u| format!(" {u}")).unwrap_or_default();
     format!(
         "{MARK}
 [Unit]
 Description=rtlat: the run-time tuning of /{PROFILE} (IRQs, governors, idle states, threads)
 Wants=systemd-udev-settle.service
 After=systemd-udev-settle.service local-fs.target
-Before=multi-user.target
+Before=multi-user.target{before}
 ConditionPathExists=/{PROFILE}
 
 [Service]
@@ -91,7 +106,12 @@ WantedBy=multi-user.target
 
 /// Writes the persisted files under `root` (`rtlat`: the program the unit runs); each path
 /// as written.
-pub fn persist(root: &Path, profile: &Profile, rtlat: &Path) -> Result<Persisted, String> {
+pub fn persist(
+    root: &Path,
+    profile: &Profile,
+    rtlat: &Path,
+    before: Option<&str>,
+) -> Result<Persisted, String> {
     let mut done = Persisted {
         cmdline: profile
             .kernel
@@ -132,7 +152,7 @@ pub fn persist(root: &Path, profile: &Profile, rtlat: &Path) -> Result<Persisted
     if with_grub {
         write(GRUB_DROP_IN, &grub_drop_in(&done.cmdline), &mut done)?;
     }
-    write(UNIT, &unit(rtlat), &mut done)?;
+    write(UNIT, &unit(rtlat, before), &mut done)?;
     if !linked {
         if let Some(parent) = link.parent() {
             std::fs::create_dir_all(parent)
@@ -272,7 +292,7 @@ mod tests {
         )
         .unwrap();
         let before = tree(root);
-        let done = persist(root, &profile(), Path::new("/usr/bin/rtlat")).unwrap();
+        let done = persist(root, &profile(), Path::new("/usr/bin/rtlat"), None).unwrap();
         assert!(done.grub);
         assert_eq!(done.written.len(), 4, "{:?}", done.written);
         let drop_in = std::fs::read_to_string(root.join(GRUB_DROP_IN)).unwrap();
@@ -289,7 +309,7 @@ mod tests {
         let copy = std::fs::read_to_string(root.join(PROFILE)).unwrap();
         assert_eq!(Profile::parse(&copy).unwrap(), profile());
         // Persisting again replaces rtlat's own files.
-        persist(root, &profile(), Path::new("/usr/bin/rtlat")).unwrap();
+        persist(root, &profile(), Path::new("/usr/bin/rtlat"), None).unwrap();
         let undone = unpersist(root).unwrap();
         assert_eq!(undone.removed.len(), 4, "{undone:?}");
         assert!(undone.left.is_empty() && undone.grub);
@@ -302,7 +322,7 @@ mod tests {
         let root = dir.path();
         std::fs::create_dir_all(root.join("etc/systemd/system")).unwrap();
         std::fs::write(root.join(UNIT), "[Unit]\nDescription=someone else's\n").unwrap();
-        let e = persist(root, &profile(), Path::new("/usr/bin/rtlat")).unwrap_err();
+        let e = persist(root, &profile(), Path::new("/usr/bin/rtlat"), None).unwrap_err();
         assert!(e.contains("was not written by rtlat"), "{e}");
         let undone = unpersist(root).unwrap();
         assert!(
@@ -315,7 +335,7 @@ mod tests {
         );
         // Without /etc/default/grub: no drop-in, the line is for the user's boot loader.
         std::fs::remove_file(root.join(UNIT)).unwrap();
-        let done = persist(root, &profile(), Path::new("/usr/bin/rtlat")).unwrap();
+        let done = persist(root, &profile(), Path::new("/usr/bin/rtlat"), None).unwrap();
         assert!(!done.grub && !root.join(GRUB_DROP_IN).exists());
     }
 }
