@@ -5,6 +5,7 @@
 pub mod cmdline;
 pub mod facts;
 pub mod noise;
+#[cfg(feature = "profile")]
 pub mod profile;
 pub mod tune;
 
