@@ -644,7 +644,7 @@ fn profile_verify_exports_each_items_drift() {
         &profile_arg,
     ]);
     measured(&child);
-    let body = (0..100)
+    let body = (0..300)
         .find_map(|_| {
             let (_, _, body) = get(&address, "/metrics", None);
             if sample(&body, "rtlat_tuning_drifted_items", &[]) == Some(1.0) {
@@ -654,7 +654,7 @@ fn profile_verify_exports_each_items_drift() {
                 None
             }
         })
-        .expect("no verification in 10 s");
+        .expect("no verification in 30 s");
     let item = |id: String| sample(&body, "rtlat_tuning_drift", &[("item", &id)]);
     assert_eq!(item(format!("cmdline.{name}")), Some(0.0), "{body}");
     assert_eq!(

@@ -320,6 +320,12 @@ fn the_built_in_load_runs_beside_the_run_and_ends_with_it() {
     );
     let out = child.finish(Duration::from_secs(30));
     assert_eq!(out.code(), 0, "{}", out.stderr);
+    // The leader is reaped when rtlat returns; a worker's own child, orphaned as the group
+    // ends, may still be on its way out (bounded: it got the same SIGTERM).
+    let ended = std::time::Instant::now();
+    while group_members(group) > 0 && ended.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(group_members(group), 0, "stress-ng outlived the run");
     let doc = Json::parse(&std::fs::read_to_string(&json).unwrap());
     let load = doc
