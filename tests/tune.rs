@@ -11,7 +11,7 @@ use crate::common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Json, JsonExt, copy_of_hp_t630};
+use common::{copy_of_hp_t630, drifted_items};
 
 const QUICK: Duration = Duration::from_secs(30);
 
@@ -51,14 +51,7 @@ fn tree(root: &Path) -> Vec<(String, String)> {
 }
 
 fn drifted(out: &common::Outcome) -> Vec<String> {
-    let doc = Json::parse(&out.stdout);
-    doc.at("items")
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i.at("drift") == true)
-        .map(|i| i.at("id").as_str().unwrap().to_owned())
-        .collect()
+    drifted_items(&out.stdout)
 }
 
 #[test]

@@ -59,6 +59,18 @@ pub fn json_text_at(text: &str, path: &[&str]) -> Option<String> {
     Some(raw.get().to_string())
 }
 
+/// The ids of the items that drifted in `rtlat verify --json`'s output, in its order.
+pub fn drifted_items(verify_json: &str) -> Vec<String> {
+    Json::parse(verify_json)
+        .at("items")
+        .as_array()
+        .unwrap_or_else(|| panic!("no items in {verify_json}"))
+        .iter()
+        .filter(|i| i.at("drift") == true)
+        .map(|i| i.at("id").as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::machine::Results;
 use super::x86::{BootedOnce, boot, booted_once};
-use crate::common::{Json, JsonExt, copy_of_hp_t630};
+use crate::common::{copy_of_hp_t630, drifted_items};
 
 /// How long the suite may take (about a minute under TCG on an idle 2-CPU machine).
 const LIMIT: Duration = Duration::from_secs(420);
@@ -65,14 +65,7 @@ fn suite(test: &str) -> Option<Arc<Results>> {
 
 /// The ids of the drifted items of `rtlat verify --json`'s output.
 fn drifted(r: &Results, key: &str) -> Vec<String> {
-    let doc = Json::parse(&r.out(key));
-    doc.at("items")
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i.at("drift") == true)
-        .map(|i| i.at("id").as_str().unwrap().to_owned())
-        .collect()
+    drifted_items(&r.out(key))
 }
 
 #[test]
